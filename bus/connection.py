@@ -1,0 +1,365 @@
+"""`Bus`: a typed NATS connection (async context manager) that speaks envelopes.
+
+One `Bus` is one NATS connection; every role instance opens its own, exactly as if it
+ran on another machine. Messages that fail validation never reach a handler and never
+kill a subscription: they are republished as `DeadLetter` envelopes on the run's
+dead-letter subject and logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import ssl
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+import nats
+import nats.errors
+import structlog
+from nats.aio.client import Client
+from nats.aio.msg import Msg
+from nats.aio.subscription import Subscription as _NatsSubscription
+from pydantic import ValidationError
+
+from bus import subjects
+from bus.envelope import Envelope, decode, encode, encode_new, subject_for, subject_of
+from bus.errors import BusClosedError, BusConnectError, BusError, BusTimeoutError, SubjectError
+from bus.payloads import DeadLetter, Payload
+
+__all__ = ["Bus", "BusState", "ConnectOptions", "Handler", "Responder", "Subscription"]
+
+log = structlog.get_logger("bus")
+_validate_json = Envelope.__pydantic_validator__.validate_json
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+Handler = Callable[[Envelope], Awaitable[None]]
+Responder = Callable[[Envelope], Awaitable[Envelope]]
+
+
+class BusState(Enum):
+    """Lifecycle of a `Bus`."""
+
+    NEW = "new"
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class ConnectOptions:
+    """How to reach and authenticate with NATS."""
+
+    servers: tuple[str, ...] = ("nats://127.0.0.1:4222",)
+    user: str | None = None
+    password: str | None = None
+    token: str | None = None
+    tls_ca: str | None = None
+    """CA bundle to verify the server (enables TLS)."""
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    connect_timeout: float = 5.0
+    inbox_prefix: str = "_INBOX"
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> ConnectOptions:
+        """Options for a comma-separated list of server URLs."""
+        servers = tuple(u.strip() for u in url.split(",") if u.strip())
+        return cls(servers=servers, **kwargs)
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """A client TLS context when a CA or client certificate is configured."""
+        if not (self.tls_ca or self.tls_cert):
+            return None
+        ctx = ssl.create_default_context(cafile=self.tls_ca)
+        if self.tls_cert:
+            ctx.load_cert_chain(self.tls_cert, self.tls_key)
+        return ctx
+
+
+class Subscription:
+    """A live subscription; `unsubscribe` is idempotent."""
+
+    def __init__(self, sub: _NatsSubscription, pattern: str) -> None:
+        self._sub = sub
+        self.pattern = pattern
+        self._active = True
+
+    async def unsubscribe(self) -> None:
+        """Stop receiving (ignores a connection that is already gone)."""
+        if not self._active:
+            return
+        self._active = False
+        with contextlib.suppress(
+            nats.errors.ConnectionClosedError, nats.errors.BadSubscriptionError
+        ):
+            await self._sub.unsubscribe()
+
+
+class Bus:
+    """A typed connection to NATS. ``async with Bus(...) as bus:`` connects and closes."""
+
+    def __init__(self, options: ConnectOptions | str, *, name: str = "society") -> None:
+        self.options = ConnectOptions.from_url(options) if isinstance(options, str) else options
+        self.name = name
+        self.state = BusState.NEW
+        self._nc: Client | None = None
+        self._dead_letters = 0
+
+    # -- lifecycle -------------------------------------------------------------------
+
+    async def __aenter__(self) -> Bus:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        """Connect to the first server that answers; raise `BusConnectError` if none does."""
+        if self.state is not BusState.NEW:
+            msg = f"bus {self.name!r} is {self.state.value}; make a new Bus to reconnect"
+            raise BusError(msg)
+        opts = self.options
+        url = ",".join(opts.servers)
+        try:
+            self._nc = await nats.connect(
+                servers=list(opts.servers),
+                name=self.name,
+                user=opts.user,
+                password=opts.password,
+                token=opts.token,
+                tls=opts.ssl_context(),
+                connect_timeout=int(max(1, opts.connect_timeout)),
+                allow_reconnect=True,
+                # Bounded for the first connect (nats-py retries it forever otherwise);
+                # unbounded once connected, so a server restart is ridden out.
+                max_reconnect_attempts=1,
+                reconnect_time_wait=0.25,
+                inbox_prefix=opts.inbox_prefix,
+                # Our subjects are validated when built (bus.subjects); skip nats-py's regex.
+                skip_subject_validation=True,
+                error_cb=self._on_error,
+                disconnected_cb=self._on_disconnect,
+                reconnected_cb=self._on_reconnect,
+                **opts.extra,
+            )
+        except (TimeoutError, OSError, nats.errors.Error) as exc:
+            raise BusConnectError(url, str(exc) or type(exc).__name__) from exc
+        self._nc.options["max_reconnect_attempts"] = -1
+        self.state = BusState.OPEN
+
+    async def close(self) -> None:
+        """Flush and close; safe to call twice."""
+        if self.state is not BusState.OPEN or self._nc is None:
+            self.state = BusState.CLOSED
+            return
+        self.state = BusState.CLOSED
+        with contextlib.suppress(TimeoutError, nats.errors.Error, OSError):
+            await asyncio.wait_for(self._nc.drain(), timeout=5)
+        if not self._nc.is_closed:
+            await self._nc.close()
+
+    @property
+    def nc(self) -> Client:
+        """The underlying nats-py client (for bus-internal modules only)."""
+        if self.state is not BusState.OPEN or self._nc is None:
+            msg = f"bus {self.name!r} is {self.state.value}, not open"
+            raise BusClosedError(msg)
+        return self._nc
+
+    @property
+    def connected_url(self) -> str:
+        """The server this connection is attached to right now."""
+        url = self.nc.connected_url
+        return "" if url is None else url.geturl()
+
+    @property
+    def dead_letters(self) -> int:
+        """How many malformed messages this connection has dead-lettered."""
+        return self._dead_letters
+
+    # -- publishing -------------------------------------------------------------------
+
+    async def publish(self, envelope: Envelope, subject: str | None = None) -> None:
+        """Publish an envelope on its derived subject (or an explicit one)."""
+        try:
+            await self.nc.publish(subject or subject_for(envelope), encode(envelope))
+        except nats.errors.Error as exc:
+            msg = f"publish failed: {exc}"
+            raise BusError(msg) from exc
+
+    async def send(
+        self,
+        run_id: str,
+        sender: str,
+        payload: Payload,
+        *,
+        parent_id: str | None = None,
+        task_id: str | None = None,
+        subject: str | None = None,
+    ) -> str:
+        """Publish a new envelope around ``payload`` (the lean path); returns its id."""
+        mid, data = encode_new(run_id, sender, payload, parent_id, task_id)
+        try:
+            await self.nc.publish(subject or subject_of(run_id, payload), data)
+        except nats.errors.Error as exc:
+            msg = f"publish failed: {exc}"
+            raise BusError(msg) from exc
+        return mid
+
+    async def publish_raw(self, subject: str, data: bytes) -> None:
+        """Publish bytes as they are (tests and tools; roles publish envelopes)."""
+        try:
+            await self.nc.publish(subject, data)
+        except nats.errors.Error as exc:
+            msg = f"publish failed: {exc}"
+            raise BusError(msg) from exc
+
+    async def flush(self, timeout: float = 5.0) -> None:
+        """Wait until the server has everything published so far."""
+        try:
+            await self.nc.flush(timeout=int(max(1, timeout)))
+        except (TimeoutError, nats.errors.Error) as exc:
+            msg = f"flush failed: {exc}"
+            raise BusError(msg) from exc
+
+    async def request(
+        self, envelope: Envelope, subject: str | None = None, *, timeout: float = 5.0
+    ) -> Envelope:
+        """Send an envelope and wait for one envelope in reply."""
+        subj = subject or subject_for(envelope)
+        try:
+            msg = await self.nc.request(subj, encode(envelope), timeout=timeout)
+        except nats.errors.TimeoutError as exc:
+            text = f"no reply on {subj} within {timeout:g}s"
+            raise BusTimeoutError(text) from exc
+        except nats.errors.NoRespondersError as exc:
+            text = f"nobody is listening on {subj}"
+            raise BusTimeoutError(text) from exc
+        except nats.errors.Error as exc:
+            msg_0 = f"request on {subj} failed: {exc}"
+            raise BusError(msg_0) from exc
+        reply = self._decode(msg)
+        if reply is None:
+            text = f"the reply on {subj} was not a valid envelope (dead-lettered)"
+            raise BusError(text)
+        return reply
+
+    # -- subscribing ------------------------------------------------------------------
+
+    async def subscribe(
+        self, pattern: str, handler: Handler, *, queue: str | None = None
+    ) -> Subscription:
+        """Deliver each valid envelope on ``pattern`` to ``handler``, in order.
+
+        With ``queue``, subscribers sharing the group name share the messages.
+        A handler that raises is logged; the subscription keeps going.
+        """
+
+        async def on_msg(msg: Msg) -> None:
+            try:
+                envelope = _validate_json(msg.data)
+            except ValidationError as exc:
+                self._refuse(msg, exc)
+                return
+            try:
+                await handler(envelope)
+            except Exception:
+                log.exception("handler failed", bus=self.name, subject=msg.subject)
+
+        return await self._subscribe(pattern, on_msg, queue)
+
+    async def serve(
+        self, pattern: str, responder: Responder, *, queue: str | None = None
+    ) -> Subscription:
+        """Answer requests on ``pattern`` with the envelope ``responder`` returns."""
+
+        async def on_msg(msg: Msg) -> None:
+            envelope = self._decode(msg)
+            if envelope is None or not msg.reply:
+                return
+            try:
+                reply = await responder(envelope)
+                await self.nc.publish(msg.reply, encode(reply))
+            except Exception:
+                log.exception("responder failed", bus=self.name, subject=msg.subject)
+
+        return await self._subscribe(pattern, on_msg, queue)
+
+    async def _subscribe(
+        self, pattern: str, cb: Callable[[Msg], Awaitable[None]], queue: str | None
+    ) -> Subscription:
+        try:
+            sub = await self.nc.subscribe(pattern, queue=queue or "", cb=cb)
+        except nats.errors.Error as exc:
+            msg = f"subscribe to {pattern} failed: {exc}"
+            raise BusError(msg) from exc
+        return Subscription(sub, pattern)
+
+    # -- malformed messages --------------------------------------------------------------
+
+    def _decode(self, msg: Msg) -> Envelope | None:
+        try:
+            return decode(msg.data)
+        except ValidationError as exc:
+            self._refuse(msg, exc)
+            return None
+
+    def _refuse(self, msg: Msg, exc: ValidationError) -> None:
+        if not msg.subject.endswith("." + subjects.Channel.DEAD_LETTER.value):
+            self._dead_letter(msg.subject, msg.data, exc)
+
+    def _dead_letter(self, subject: str, data: bytes, exc: ValidationError) -> None:
+        self._dead_letters += 1
+        error = _short_error(exc)
+        log.warning(
+            "dead-lettered a malformed message", bus=self.name, subject=subject, error=error
+        )
+        try:
+            run_id = subjects.parse(subject).run_id
+        except SubjectError:
+            run_id = "unknown"
+        envelope = Envelope.new(
+            run_id,
+            "bus/" + (_UNSAFE.sub("_", self.name)[:64] or "0"),
+            DeadLetter(
+                subject=subject,
+                raw=data[:65536].decode("utf-8", "replace"),
+                error=error,
+                receiver=self.name,
+            ),
+        )
+        task = asyncio.get_running_loop().create_task(self.publish(envelope))
+        task.add_done_callback(_log_task_error)
+
+    # -- connection events ------------------------------------------------------------------
+
+    async def _on_error(self, exc: Exception) -> None:
+        log.debug("nats error", bus=self.name, error=str(exc) or type(exc).__name__)
+
+    async def _on_disconnect(self) -> None:
+        if self.state is BusState.OPEN:
+            log.info("disconnected from NATS; reconnecting", bus=self.name)
+
+    async def _on_reconnect(self) -> None:
+        log.info("reconnected to NATS", bus=self.name, url=self.connected_url)
+
+
+def _short_error(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:5]:
+        loc = ".".join(str(p) for p in err["loc"]) or "(message)"
+        parts.append(f"{loc}: {err['msg']}")
+    more = exc.error_count() - 5
+    if more > 0:
+        parts.append(f"... and {more} more")
+    return "; ".join(parts)
+
+
+def _log_task_error(task: asyncio.Task[None]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("could not publish a dead letter", error=str(task.exception()))

@@ -1,0 +1,392 @@
+"""The payload kinds of the protocol: one pydantic model each, discriminated on ``type``.
+
+Each payload names the channel it travels on (`CHANNEL`), so subjects are derived from
+the message, never typed by hand. Field docstrings become the JSON Schema descriptions
+that ``society schema`` publishes for agents written in other languages.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue
+
+from bus.subjects import Channel
+
+__all__ = [
+    "PAYLOAD_TYPES",
+    "Answer",
+    "Artifact",
+    "Chat",
+    "Control",
+    "Critique",
+    "DeadLetter",
+    "ExecRequest",
+    "ExecResult",
+    "Final",
+    "Goal",
+    "Lesson",
+    "Payload",
+    "Plan",
+    "PlanDecision",
+    "PlanRequest",
+    "Presence",
+    "Question",
+    "Rating",
+    "TaskAssignment",
+    "TaskResult",
+    "TaskSpec",
+    "Usage",
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _Payload(_Model):
+    CHANNEL: ClassVar[Channel]
+
+
+class Goal(_Payload):
+    """The user's goal: starts a run."""
+
+    CHANNEL: ClassVar[Channel] = Channel.GOAL
+    type: Literal["goal"] = "goal"
+    text: str
+    """What the society should achieve, in plain words."""
+    inputs: dict[str, JsonValue] = {}
+    """Named values given with the goal; tasks may take them as inputs."""
+
+
+class TaskSpec(_Model):
+    """One node of the task graph."""
+
+    id: str
+    """Unique id within the plan (letters, digits, '_' and '-')."""
+    role: str
+    """The role that does the task (researcher, coder, ...)."""
+    description: str
+    """What to do, so that the role can do it without other context."""
+    inputs: list[str] = []
+    """Names of values this task needs: outputs of upstream tasks or goal inputs."""
+    outputs: list[str] = []
+    """Names of the values this task produces."""
+    depends_on: list[str] = []
+    """Ids of tasks that must finish first."""
+    effort: float = Field(default=1.0, gt=0)
+    """Estimated effort (relative units, > 0)."""
+    value: float = Field(default=1.0, ge=0)
+    """Estimated value towards the goal (relative units, >= 0)."""
+
+
+class PlanRequest(_Payload):
+    """The manager asks the planner for a plan, or for a revision of one."""
+
+    CHANNEL: ClassVar[Channel] = Channel.PLAN_REQUEST
+    type: Literal["plan_request"] = "plan_request"
+    goal: str
+    revision: int = Field(default=1, ge=1)
+    """Revision number the plan should carry."""
+    attempt: int = Field(default=1, ge=1)
+    """Try number for this revision (validation errors send the planner back)."""
+    reason: Literal["initial", "invalid", "critique", "rejected", "failure", "escalation"]
+    goal_inputs: list[str] = []
+    """Names of the values the goal provides."""
+    roles: list[str] = []
+    """The roles available to do tasks."""
+    errors: list[str] = []
+    """Why the previous attempt was refused."""
+    completed: dict[str, dict[str, JsonValue]] = {}
+    """Outputs of tasks already done, by task id: keep them, do not redo them."""
+    failed: dict[str, str] = {}
+    """Tasks that failed, by task id, with the reason."""
+    critique: str | None = None
+    """The critique or human remark that caused this request."""
+    evidence: list[str] = []
+    """Message ids the critique points at."""
+    success_criteria: list[str] = []
+    """Criteria already agreed (kept across revisions)."""
+
+
+class Plan(_Payload):
+    """The planner's task graph for a goal."""
+
+    CHANNEL: ClassVar[Channel] = Channel.PLAN
+    type: Literal["plan"] = "plan"
+    revision: int = Field(ge=1)
+    success_criteria: list[str] = []
+    """Concrete, checkable criteria for the goal being met."""
+    tasks: list[TaskSpec]
+    rationale: str = ""
+
+
+class PlanDecision(_Payload):
+    """The manager's verdict on a plan (validation, or a human's approval)."""
+
+    CHANNEL: ClassVar[Channel] = Channel.PLAN_DECISION
+    type: Literal["plan_decision"] = "plan_decision"
+    revision: int
+    accepted: bool
+    errors: list[str] = []
+    merged: dict[str, str] = {}
+    """Near-duplicate task ids merged into the kept one."""
+    kept: list[str] = []
+    """Task ids whose completed outputs carry over from an earlier revision."""
+
+
+class TaskAssignment(_Payload):
+    """The manager hands a ready task to a role, with the values of its inputs."""
+
+    CHANNEL: ClassVar[Channel] = Channel.TASK
+    type: Literal["task"] = "task"
+    task: TaskSpec
+    goal: str
+    inputs: dict[str, JsonValue] = {}
+    attempt: int = Field(default=1, ge=1)
+    plan_revision: int = 1
+    notes: list[str] = []
+    """Lessons and remarks the role should take into account."""
+
+
+class Artifact(_Model):
+    """A file produced by a task, stored under the run folder."""
+
+    name: str
+    path: str
+    """Path relative to the run folder."""
+    size: int
+    sha256: str
+
+
+class TaskResult(_Payload):
+    """A role reports the outcome of a task."""
+
+    CHANNEL: ClassVar[Channel] = Channel.RESULT
+    type: Literal["result"] = "result"
+    task_id: str
+    role: str
+    attempt: int = 1
+    status: Literal["done", "failed", "cancelled"]
+    outputs: dict[str, JsonValue] = {}
+    artifacts: list[Artifact] = []
+    error: str | None = None
+    summary: str = ""
+
+
+class ExecRequest(_Payload):
+    """The coder asks the sandbox to run code (recorded for replay)."""
+
+    CHANNEL: ClassVar[Channel] = Channel.EXEC
+    type: Literal["exec_request"] = "exec_request"
+    code: str
+    language: Literal["python"] = "python"
+    input_files: list[str] = []
+    timeout_s: float
+
+
+class ExecResult(_Payload):
+    """What a sandbox execution returned (recorded for replay)."""
+
+    CHANNEL: ClassVar[Channel] = Channel.EXEC
+    type: Literal["exec_result"] = "exec_result"
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    wall_s: float
+    timed_out: bool = False
+    oom_killed: bool = False
+    files: dict[str, str] = {}
+    """Files the code wrote: name -> base64 content (size-capped)."""
+    files_dropped: list[str] = []
+    """Files the code wrote that exceeded the size cap."""
+    error: str | None = None
+    """Set when the sandbox itself failed (not the code)."""
+
+
+class Question(_Payload):
+    """A role (or the manager) asks the human; proceeds on the default after the timeout."""
+
+    CHANNEL: ClassVar[Channel] = Channel.HUMAN_ASK
+    type: Literal["question"] = "question"
+    question_id: str
+    kind: Literal["question", "plan_approval", "escalation"] = "question"
+    text: str
+    options: list[str] = []
+    default: str
+    timeout_s: float
+
+
+class Answer(_Payload):
+    """A human's answer to a question (approval: ``approved`` is set)."""
+
+    CHANNEL: ClassVar[Channel] = Channel.HUMAN_ANSWER
+    type: Literal["answer"] = "answer"
+    question_id: str
+    text: str = ""
+    approved: bool | None = None
+    by: str
+    """Who answered: a person's name, or 'default' when the timeout chose."""
+
+
+class Chat(_Payload):
+    """Free text: a human remark or a role's note, to one role or to everyone."""
+
+    CHANNEL: ClassVar[Channel] = Channel.CHAT
+    type: Literal["chat"] = "chat"
+    text: str
+    to: str | None = None
+    """Addressed role, or None for everyone."""
+    by: str | None = None
+
+
+class Rating(_Payload):
+    """A human rates a task result."""
+
+    CHANNEL: ClassVar[Channel] = Channel.HUMAN_ANSWER
+    type: Literal["rating"] = "rating"
+    task_id: str
+    score: int = Field(ge=1, le=5)
+    comment: str = ""
+    by: str
+
+
+class Critique(_Payload):
+    """The critic's finding about the run."""
+
+    CHANNEL: ClassVar[Channel] = Channel.CRITIQUE
+    type: Literal["critique"] = "critique"
+    detector: str
+    """Which detector fired (repeat, ping_pong, same_error, stall, drift, redo, review)."""
+    verdict: Literal["ok", "loop", "stall", "drift"]
+    summary: str
+    evidence: list[str] = []
+    """Ids of the messages that show the problem."""
+    recommendation: str = ""
+    goal_satisfied: bool | None = None
+
+
+class Lesson(_Payload):
+    """A lesson the reflector learned, stored in long-term memory."""
+
+    CHANNEL: ClassVar[Channel] = Channel.LESSON
+    type: Literal["lesson"] = "lesson"
+    text: str
+    task_kind: str = ""
+    source: list[str] = []
+
+
+class Usage(_Payload):
+    """Resources one step used: a model call (with its answer, for replay) or a sandbox run."""
+
+    CHANNEL: ClassVar[Channel] = Channel.USAGE
+    type: Literal["usage"] = "usage"
+    kind: Literal["model", "sandbox"]
+    model: str = ""
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    latency_s: float = 0.0
+    sandbox_s: float = 0.0
+    fingerprint: str = ""
+    """sha256 of the request (model, messages), for replay matching."""
+    answer: str | None = None
+
+
+class Control(_Payload):
+    """Steering the run: pause, resume, abort; budget exhaustion; task cancellation."""
+
+    CHANNEL: ClassVar[Channel] = Channel.CONTROL
+    type: Literal["control"] = "control"
+    action: Literal["pause", "resume", "abort", "budget_exhausted", "cancel"]
+    reason: str = ""
+    by: str = ""
+    task_ids: list[str] = []
+
+
+class Presence(_Payload):
+    """A role instance announces itself, heartbeats, or leaves."""
+
+    CHANNEL: ClassVar[Channel] = Channel.PRESENCE
+    type: Literal["presence"] = "presence"
+    status: Literal["up", "heartbeat", "down"]
+    role: str
+    concurrency: int = 1
+    host: str = ""
+    pid: int = 0
+
+
+class Final(_Payload):
+    """The run's outcome: the answer, the outputs and artifacts, and a summary."""
+
+    CHANNEL: ClassVar[Channel] = Channel.FINAL
+    type: Literal["final"] = "final"
+    status: Literal["succeeded", "failed", "aborted", "budget_exhausted"]
+    answer: str | None = None
+    outputs: dict[str, JsonValue] = {}
+    artifacts: list[Artifact] = []
+    summary: str = ""
+    reason: str = ""
+
+
+class DeadLetter(_Payload):
+    """A message that failed validation, kept with the error instead of being dropped."""
+
+    CHANNEL: ClassVar[Channel] = Channel.DEAD_LETTER
+    type: Literal["dead_letter"] = "dead_letter"
+    subject: str
+    """The subject the bad message arrived on."""
+    raw: str
+    """The message as received (decoded as UTF-8 with replacement)."""
+    error: str
+    """Why it was refused (the validation error)."""
+    receiver: str = ""
+    """The connection that could not read it."""
+
+
+Payload = Annotated[
+    Goal
+    | PlanRequest
+    | Plan
+    | PlanDecision
+    | TaskAssignment
+    | TaskResult
+    | ExecRequest
+    | ExecResult
+    | Question
+    | Answer
+    | Chat
+    | Rating
+    | Critique
+    | Lesson
+    | Usage
+    | Control
+    | Presence
+    | Final
+    | DeadLetter,
+    Field(discriminator="type"),
+]
+
+PAYLOAD_TYPES: tuple[type[_Payload], ...] = (
+    Goal,
+    PlanRequest,
+    Plan,
+    PlanDecision,
+    TaskAssignment,
+    TaskResult,
+    ExecRequest,
+    ExecResult,
+    Question,
+    Answer,
+    Chat,
+    Rating,
+    Critique,
+    Lesson,
+    Usage,
+    Control,
+    Presence,
+    Final,
+    DeadLetter,
+)

@@ -1,0 +1,120 @@
+"""Every NATS subject the society uses is built and parsed here, and nowhere else.
+
+Subjects have the shape ``society.<run_id>.<channel>[.<role>]``; a channel may itself
+hold a dot (``plan.request``, ``human.ask``). Tokens are validated so that a run id or
+role name can never inject a wildcard or an extra level.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+from bus.errors import SubjectError
+
+__all__ = [
+    "ALL_RUNS",
+    "PREFIX",
+    "Channel",
+    "ParsedSubject",
+    "check_token",
+    "matches",
+    "parse",
+    "run_wildcard",
+    "subject",
+]
+
+PREFIX = "society"
+ALL_RUNS = f"{PREFIX}.>"
+
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+
+
+class Channel(StrEnum):
+    """The channels of a run; each payload type is published on exactly one."""
+
+    GOAL = "goal"
+    PLAN_REQUEST = "plan.request"
+    PLAN = "plan"
+    PLAN_DECISION = "plan.decision"
+    TASK = "task"
+    RESULT = "result"
+    EXEC = "exec"
+    HUMAN_ASK = "human.ask"
+    HUMAN_ANSWER = "human.answer"
+    CHAT = "chat"
+    CRITIQUE = "critique"
+    LESSON = "lesson"
+    USAGE = "usage"
+    CONTROL = "control"
+    PRESENCE = "presence"
+    FINAL = "final"
+    DEAD_LETTER = "deadletter"
+
+
+# Longest channels first, so that "plan.request" is not parsed as "plan" + role "request".
+_CHANNELS_BY_LENGTH = sorted(Channel, key=lambda c: -len(c.value))
+
+
+def check_token(value: str, what: str) -> str:
+    """Return ``value`` if it is a safe single subject token, else raise `SubjectError`."""
+    if not _TOKEN.match(value):
+        msg = f"{what} {value!r} is not a valid subject token (letters, digits, '_' and '-' only)"
+        raise SubjectError(msg)
+    return value
+
+
+def subject(run_id: str, channel: Channel, role: str | None = None) -> str:
+    """Build ``society.<run_id>.<channel>[.<role>]``."""
+    check_token(run_id, "run id")
+    if role is None:
+        return f"{PREFIX}.{run_id}.{channel.value}"
+    check_token(role, "role")
+    return f"{PREFIX}.{run_id}.{channel.value}.{role}"
+
+
+def run_wildcard(run_id: str, channel: Channel | None = None) -> str:
+    """Subject pattern for everything of a run, or for one channel of it (any role)."""
+    check_token(run_id, "run id")
+    if channel is None:
+        return f"{PREFIX}.{run_id}.>"
+    return f"{PREFIX}.{run_id}.{channel.value}.*"
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedSubject:
+    """The parts of a society subject."""
+
+    run_id: str
+    channel: Channel
+    role: str | None = None
+
+
+def parse(value: str) -> ParsedSubject:
+    """Inverse of `subject`; raises `SubjectError` for anything that is not ours."""
+    head, _, rest = value.partition(".")
+    run_id, _, tail = rest.partition(".")
+    if head != PREFIX or not run_id or not tail:
+        msg = f"{value!r} is not a society subject"
+        raise SubjectError(msg)
+    for channel in _CHANNELS_BY_LENGTH:
+        name = channel.value
+        if tail == name:
+            return ParsedSubject(run_id, channel)
+        if tail.startswith(name + ".") and "." not in tail[len(name) + 1 :]:
+            return ParsedSubject(run_id, channel, tail[len(name) + 1 :])
+    msg = f"{value!r} has an unknown channel"
+    raise SubjectError(msg)
+
+
+def matches(pattern: str, value: str) -> bool:
+    """NATS wildcard match: ``*`` is one token, a final ``>`` is one or more tokens."""
+    pat = pattern.split(".")
+    toks = value.split(".")
+    for i, p in enumerate(pat):
+        if p == ">":
+            return len(toks) > i
+        if i >= len(toks) or (p != "*" and p != toks[i]):
+            return False
+    return len(pat) == len(toks)

@@ -1,0 +1,35 @@
+"""Errors and signals of the roles package.
+
+RoleError
+├── ModelAnswerError    a model answer did not validate after every try
+├── TaskFailed          a task could not be done (the reason goes in the result)
+└── BudgetExceeded      a budget is spent (carries the numbers)
+"""
+
+from __future__ import annotations
+
+__all__ = ["BudgetExceeded", "ModelAnswerError", "RoleError", "TaskFailed"]
+
+
+class RoleError(Exception):
+    """Root of the roles package's errors."""
+
+
+class ModelAnswerError(RoleError):
+    """The model's answer never validated; ``tries`` answers were refused."""
+
+    def __init__(self, what: str, tries: int, last_error: str) -> None:
+        self.what = what
+        self.tries = tries
+        self.last_error = last_error
+        super().__init__(
+            f"the model's {what} did not validate after {tries} tries; last error: {last_error}"
+        )
+
+
+class TaskFailed(RoleError):
+    """A task failed; the message is the reason reported in the result."""
+
+
+class BudgetExceeded(RoleError):
+    """A budget is spent."""

@@ -1,0 +1,1 @@
+"""The manager: plan validation, scheduling and budget enforcement."""

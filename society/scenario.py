@@ -1,0 +1,195 @@
+"""The scenario: a goal, the roles and their models, budgets and sandbox limits.
+
+A scenario is composed of each role's own settings model. Loading it never raises a
+traceback at the user: every problem becomes a `ScenarioIssue` naming the file, the line
+and the field (unknown keys included, so a typo never passes silently).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+
+from roles.manager.budget import BudgetSettings
+from roles.settings import (
+    CoderSettings,
+    CriticSettings,
+    HumanSettings,
+    ManagerSettings,
+    PlannerSettings,
+    ReflectorSettings,
+    ResearcherSettings,
+)
+from sandbox.settings import SandboxSettings
+from society.errors import ScenarioError, ScenarioIssue
+from society.models.spec import ModelSpec, ScriptedAnswer
+from society.yaml_source import YamlSource, load_yaml
+
+__all__ = ["WORKER_ROLES", "GoalSpec", "RolesSpec", "Scenario", "load_scenario"]
+
+WORKER_ROLES = ("researcher", "coder")
+"""Roles a plan may assign tasks to (the others steer the run)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+
+class GoalSpec(_Strict):
+    """The goal of the run."""
+
+    text: str = Field(min_length=1)
+    """What the society should achieve."""
+    inputs: dict[str, JsonValue] = {}
+    """Named values given with the goal."""
+
+
+class RolesSpec(_Strict):
+    """Settings of each role; a role left out gets its defaults."""
+
+    manager: ManagerSettings = ManagerSettings()
+    planner: PlannerSettings = PlannerSettings()
+    researcher: ResearcherSettings = ResearcherSettings()
+    coder: CoderSettings = CoderSettings()
+    critic: CriticSettings = CriticSettings()
+    reflector: ReflectorSettings = ReflectorSettings()
+    human: HumanSettings = HumanSettings()
+
+    def model_names(self) -> dict[str, str]:
+        """Which model each model-using role calls."""
+        return {
+            name: getattr(self, name).model
+            for name in ("manager", "planner", "researcher", "coder", "critic", "reflector")
+        }
+
+
+class Scenario(_Strict):
+    """A whole scenario file."""
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_-]+$")
+    """Short name (letters, digits, '_' and '-'); run ids start with it."""
+    description: str = ""
+    goal: GoalSpec
+    models: dict[str, ModelSpec] = {"default": ModelSpec()}
+    """Model clients by name; roles refer to them by name."""
+    roles: RolesSpec = RolesSpec()
+    budgets: BudgetSettings = BudgetSettings()
+    sandbox: SandboxSettings = SandboxSettings()
+    script: dict[str, list[ScriptedAnswer]] | str = {}
+    """Scripted model answers per role, inline or in a YAML file beside the scenario."""
+    base_dir: Path = Field(default=Path("."), exclude=True)
+    """Folder of the scenario file (relative paths resolve from it); not a YAML key."""
+
+    def scripted_answers(self) -> dict[str, list[ScriptedAnswer]]:
+        """The scripted answers (loaded when they live in a separate file)."""
+        if isinstance(self.script, dict):
+            return self.script
+        return _load_script(self.base_dir / self.script)
+
+
+def _issues_from(exc: ValidationError, source: YamlSource) -> list[ScenarioIssue]:
+    issues = []
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        field = ".".join(str(p) for p in loc)
+        message = err["msg"]
+        if err["type"] == "extra_forbidden":
+            message = "unknown key (check the spelling; unknown keys are not allowed)"
+        issues.append(ScenarioIssue(source.path, source.line_of(loc), field, message))
+    return issues
+
+
+def _cross_check(scenario: Scenario, source: YamlSource) -> list[ScenarioIssue]:
+    issues = []
+    for role, model in scenario.roles.model_names().items():
+        if model not in scenario.models:
+            loc = ("roles", role, "model")
+            known = ", ".join(sorted(scenario.models)) or "none"
+            issues.append(
+                ScenarioIssue(
+                    source.path,
+                    source.line_of(loc),
+                    ".".join(loc),
+                    f"no model named {model!r} in models (known: {known})",
+                )
+            )
+    if isinstance(scenario.script, str) and not (scenario.base_dir / scenario.script).is_file():
+        issues.append(
+            ScenarioIssue(
+                source.path,
+                source.line_of(("script",)),
+                "script",
+                f"script file {scenario.script!r} not found beside the scenario",
+            )
+        )
+    return issues
+
+
+def _error(path: Path, line: int | None, message: str, field: str = "") -> ScenarioError:
+    return ScenarioError([ScenarioIssue(path, line, field, message)])
+
+
+def _load_script(path: Path) -> dict[str, list[ScriptedAnswer]]:
+    source = _read(path)
+    try:
+        data = source.data or {}
+        if not isinstance(data, dict):
+            raise ScenarioError(
+                [ScenarioIssue(path, 1, "", "a script file maps role names to lists of answers")]
+            )
+        return {
+            str(role): [ScriptedAnswer.model_validate(a) for a in answers or []]
+            for role, answers in data.items()
+        }
+    except ValidationError as exc:
+        raise ScenarioError(_issues_from(exc, source)) from None
+
+
+def _read(path: Path) -> YamlSource:
+    try:
+        return load_yaml(path)
+    except FileNotFoundError:
+        raise ScenarioError([ScenarioIssue(path, None, "", "file not found")]) from None
+    except IsADirectoryError:
+        raise ScenarioError(
+            [ScenarioIssue(path, None, "", "is a folder, not a scenario file")]
+        ) from None
+    except OSError as exc:
+        raise ScenarioError(
+            [ScenarioIssue(path, None, "", f"cannot read: {exc.strerror}")]
+        ) from None
+    except UnicodeDecodeError:
+        raise ScenarioError([ScenarioIssue(path, None, "", "not UTF-8 text")]) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise _error(path, line, f"invalid YAML: {problem}") from None
+
+
+def load_scenario(path: Path | str, *, check_script: bool = True) -> Scenario:
+    """Load and validate a scenario file; raises `ScenarioError` listing every problem."""
+    path = Path(path)
+    source = _read(path)
+    data: Any = source.data
+    if not isinstance(data, dict):
+        raise ScenarioError(
+            [ScenarioIssue(path, 1, "", "a scenario is a YAML mapping (key: value)")]
+        )
+    if "base_dir" in data:
+        raise ScenarioError(
+            [ScenarioIssue(path, source.line_of(("base_dir",)), "base_dir", "unknown key")]
+        )
+    try:
+        scenario = Scenario.model_validate({**data, "base_dir": path.resolve().parent})
+    except ValidationError as exc:
+        raise ScenarioError(_issues_from(exc, source)) from None
+    issues = _cross_check(scenario, source)
+    if issues:
+        raise ScenarioError(issues)
+    if check_script:
+        scenario.scripted_answers()
+    return scenario

@@ -1,0 +1,87 @@
+"""The JetStream run log, its JSONL export and the tolerant reader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import nats
+import pytest
+
+from bus import Bus, Envelope, runlog
+from bus.runlog import LogRecord, read_jsonl, write_jsonl
+
+from .samples import SAMPLES
+
+
+async def test_export_and_read_back_round_trip_exactly(
+    nats_url: str, run_id: str, tmp_path: Path
+) -> None:
+    async with Bus(nats_url, name="w") as bus:
+        await runlog.ensure_stream(bus)
+        sent = [Envelope.new(run_id, "coder/1", p, parent_id="x") for p in SAMPLES]
+        for env in sent:
+            await bus.publish(env)
+        raw = await nats.connect(nats_url)
+        await raw.publish(f"society.{run_id}.chat", b"not json at all")
+        await raw.flush()
+        await raw.close()
+        await bus.flush()
+        path = tmp_path / "log.jsonl"
+        # the dead letter from our own subscriber is not produced here: nobody subscribed
+        count = await runlog.export_jsonl(bus, run_id, path)
+    assert count == len(SAMPLES) + 1
+    read = read_jsonl(path)
+    assert read.problems == []
+    assert [r.envelope for r in read.records[:-1]] == sent
+    assert read.records[-1].envelope is None and read.records[-1].raw == "not json at all"
+    again = tmp_path / "again.jsonl"
+    write_jsonl(read.records, again)
+    assert again.read_bytes() == path.read_bytes()
+
+
+def write_log(path: Path, n: int) -> list[bytes]:
+    records = [
+        LogRecord(seq=i + 1, subject="society.r.chat", envelope=Envelope.new("r", "a/0", p))
+        for i, p in enumerate(SAMPLES[:n])
+    ]
+    write_jsonl(records, path)
+    return path.read_bytes().splitlines(keepends=True)
+
+
+def test_cut_last_line_is_read_up_to_the_damage(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    lines = write_log(path, 5)
+    path.write_bytes(b"".join(lines[:4]) + lines[4][:30])
+    read = read_jsonl(path)
+    assert len(read.records) == 4
+    assert read.stopped_at == 5
+    assert str(read.problems[0]) == "line 5: the line is cut short (truncated log)"
+
+
+def test_garbage_line_stops_with_a_warning_naming_it(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    lines = write_log(path, 5)
+    path.write_bytes(b"".join(lines[:2]) + b"this is not json\n" + b"".join(lines[2:]))
+    seen = []
+    read = read_jsonl(path, on_problem=seen.append)
+    assert len(read.records) == 2 and read.stopped_at == 3
+    assert seen and seen[0].line == 3 and "not JSON" in seen[0].message
+
+
+def test_unknown_message_type_is_kept_raw_and_reading_goes_on(tmp_path: Path) -> None:
+    path = tmp_path / "log.jsonl"
+    lines = write_log(path, 4)
+    doc = json.loads(lines[1])
+    doc["envelope"]["payload"] = {"type": "from_the_future", "x": 1}
+    lines[1] = json.dumps(doc).encode() + b"\n"
+    path.write_bytes(b"".join(lines))
+    read = read_jsonl(path)
+    assert len(read.records) == 4 and read.stopped_at is None
+    assert read.records[1].envelope is None and "from_the_future" in (read.records[1].raw or "")
+    assert read.problems[0].line == 2 and "from_the_future" in read.problems[0].message
+
+
+def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(runlog.RunLogError, match="no such log file"):
+        read_jsonl(tmp_path / "nope.jsonl")

@@ -1,0 +1,50 @@
+"""Shared fixtures: one real nats-server for the session, unique run ids, CI strictness.
+
+Integration tests use the real things. Where CI is set, a missing Docker daemon or
+nats-server is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bus import EmbeddedServer
+
+IN_CI = bool(os.environ.get("CI"))
+
+
+def require(condition: bool, why: str) -> None:
+    """Skip locally, fail in CI, when an integration prerequisite is missing."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"CI requires this: {why}")
+    pytest.skip(why)
+
+
+@pytest.fixture(scope="session")
+def nats_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("nats")
+
+
+@pytest.fixture(scope="session")
+async def nats_server(nats_store: Path) -> AsyncIterator[EmbeddedServer]:
+    """One real nats-server with JetStream for the whole session."""
+    async with EmbeddedServer(nats_store) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def nats_url(nats_server: EmbeddedServer) -> str:
+    return nats_server.url
+
+
+@pytest.fixture
+def run_id() -> str:
+    """A run id of its own for each test, so tests sharing a server never see each other."""
+    return f"t{uuid.uuid4().hex[:12]}"
