@@ -117,8 +117,10 @@ class Plan(_Payload):
     revision: int = Field(ge=1)
     success_criteria: list[str] = []
     """Concrete, checkable criteria for the goal being met."""
-    tasks: list[TaskSpec]
+    tasks: list[TaskSpec] = []
     rationale: str = ""
+    error: str | None = None
+    """Set when the planner could not produce a plan (the reason)."""
 
 
 class PlanDecision(_Payload):

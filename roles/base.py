@@ -1,0 +1,313 @@
+"""`Role`: the shared base of every role, and `WorkerRole` for roles that take tasks.
+
+A role instance owns one NATS connection (as if it ran on another machine), routes the
+payloads it receives to its `handle` method, publishes typed messages, calls its model
+through `call_model` / `ask_structured` (each call publishes a usage message carrying the
+answer, which is what replay serves back), and takes remarks addressed to it into its
+next prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from collections.abc import Coroutine, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+import structlog
+from autogen_core.models import AssistantMessage, LLMMessage, SystemMessage, UserMessage
+from pydantic import BaseModel
+
+from bus import Bus, ConnectOptions, Envelope, subjects
+from bus.payloads import (
+    Chat,
+    Control,
+    Payload,
+    Presence,
+    TaskAssignment,
+    TaskResult,
+    Usage,
+)
+from bus.subjects import Channel
+from roles.errors import ModelAnswerError, RoleError, TaskFailed
+from roles.model_access import ModelAccess, ModelReply
+from roles.settings import RoleSettings
+from roles.structured import AnswerInvalid, parse_answer
+
+__all__ = ["Role", "RoleContext", "WorkerRole"]
+
+M = TypeVar("M", bound=BaseModel)
+
+log = structlog.get_logger("roles")
+
+
+@dataclass
+class RoleContext:
+    """Everything a role instance is given by whoever starts it."""
+
+    run_id: str
+    connect: ConnectOptions
+    settings: RoleSettings
+    instance: str = "0"
+    model: ModelAccess | None = None
+    run_dir: Path = field(default_factory=lambda: Path("runs"))
+    extras: dict[str, Any] = field(default_factory=dict)
+    """Role-specific collaborators (the sandbox, the memory, ...)."""
+
+
+class Role:
+    """Base of all roles: lifecycle, subscriptions, typed publishing, model calls."""
+
+    name: ClassVar[str] = "role"
+
+    def __init__(self, ctx: RoleContext) -> None:
+        self.ctx = ctx
+        self.run_id = ctx.run_id
+        self.sender = f"{self.name}/{ctx.instance}"
+        self.bus = Bus(ctx.connect, name=f"{ctx.run_id}-{self.name}-{ctx.instance}")
+        self.remarks: list[str] = []
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.log = log.bind(role=self.name, instance=ctx.instance, run=ctx.run_id)
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def subscriptions(self) -> list[tuple[str, str | None]]:
+        """(subject pattern, queue group) pairs; every role hears control and its remarks."""
+        return [
+            (subjects.subject(self.run_id, Channel.CONTROL), None),
+            (subjects.subject(self.run_id, Channel.CHAT), None),
+            (subjects.subject(self.run_id, Channel.CHAT, self.name), None),
+        ]
+
+    async def start(self) -> None:
+        """Connect, subscribe and announce presence."""
+        await self.bus.connect()
+        for pattern, queue in self.subscriptions():
+            await self.bus.subscribe(pattern, self._dispatch, queue=queue)
+        await self.bus.flush()
+        await self.send(
+            Presence(
+                status="up",
+                role=self.name,
+                concurrency=self.ctx.settings.concurrency,
+                host=socket.gethostname(),
+                pid=os.getpid(),
+            )
+        )
+
+    async def stop(self) -> None:
+        """Cancel work in flight, say goodbye, close the connection."""
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        try:
+            await self.send(Presence(status="down", role=self.name))
+        except Exception:  # the bus may already be gone on shutdown
+            self.log.debug("could not announce leaving")
+        await self.bus.close()
+
+    def spawn(
+        self, coro: Coroutine[Any, Any, Any], *, name: str | None = None
+    ) -> asyncio.Task[Any]:
+        """Run ``coro`` in the background, tracked so `stop` can cancel it."""
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+        return task
+
+    def _task_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.log.error("background task failed", error=repr(task.exception()))
+
+    # -- messages ------------------------------------------------------------------------
+
+    async def _dispatch(self, env: Envelope) -> None:
+        payload = env.payload
+        if isinstance(payload, Chat):
+            if env.sender != self.sender and payload.to in (None, self.name):
+                who = payload.by or env.role
+                self.remarks.append(f"{who} says: {payload.text}")
+            return
+        if isinstance(payload, Control):
+            await self.on_control(env, payload)
+            return
+        await self.handle(env)
+
+    async def handle(self, env: Envelope) -> None:
+        """Handle one message of the role's subscriptions (subclasses override)."""
+        self.log.debug("ignored", type=env.payload.type)
+
+    async def on_control(self, env: Envelope, control: Control) -> None:
+        """React to pause/resume/abort/cancel; the base does nothing."""
+
+    async def send(
+        self, payload: Payload, *, parent: Envelope | str | None = None, task_id: str | None = None
+    ) -> str:
+        """Publish a payload of this run; returns the message id."""
+        parent_id = parent.id if isinstance(parent, Envelope) else parent
+        if task_id is None and isinstance(parent, Envelope):
+            task_id = parent.task_id
+        return await self.bus.send(
+            self.run_id, self.sender, payload, parent_id=parent_id, task_id=task_id
+        )
+
+    def take_remarks(self) -> list[str]:
+        """Remarks received since the last prompt (they go into the next one)."""
+        remarks, self.remarks = self.remarks, []
+        return remarks
+
+    # -- model calls ---------------------------------------------------------------------
+
+    def system_prompt(self, base: str) -> SystemMessage:
+        """The role's system message, with the scenario's extra instructions."""
+        extra = self.ctx.settings.prompt.strip()
+        return SystemMessage(content=f"{base}\n\n{extra}" if extra else base)
+
+    async def call_model(
+        self, messages: Sequence[LLMMessage], *, parent: Envelope | str | None, task_id: str | None
+    ) -> ModelReply:
+        """One model call; publishes its usage (with the answer) before returning."""
+        model = self.ctx.model
+        if model is None:
+            msg = f"role {self.name} has no model configured"
+            raise RoleError(msg)
+        try:
+            reply = await model.call(messages)
+        except asyncio.CancelledError:
+            raise
+        except RoleError:
+            raise
+        except Exception as exc:
+            msg = f"model call failed: {type(exc).__name__}: {exc}"
+            raise TaskFailed(msg) from exc
+        await self.send(
+            Usage(
+                kind="model",
+                model=model.model,
+                tokens_in=reply.tokens_in,
+                tokens_out=reply.tokens_out,
+                cost=reply.cost,
+                latency_s=round(reply.latency_s, 6),
+                fingerprint=reply.fingerprint,
+                answer=reply.text,
+            ),
+            parent=parent,
+            task_id=task_id,
+        )
+        return reply
+
+    async def ask_structured(
+        self,
+        messages: list[LLMMessage],
+        schema: type[M],
+        *,
+        what: str,
+        parent: Envelope | str | None,
+        task_id: str | None,
+    ) -> M:
+        """Ask for an answer that validates as ``schema``; a bad one goes back with the error."""
+        tries = self.ctx.settings.max_parse_tries
+        convo = list(messages)
+        last_error = ""
+        for _ in range(tries):
+            reply = await self.call_model(convo, parent=parent, task_id=task_id)
+            try:
+                return parse_answer(reply.text, schema)
+            except AnswerInvalid as exc:
+                last_error = str(exc)
+                self.log.info("model answer refused", what=what, error=last_error)
+                convo += [
+                    AssistantMessage(content=reply.text, source=self.name),
+                    UserMessage(
+                        content=(
+                            f"Your {what} did not validate: {last_error}\n"
+                            "Answer again with only the corrected JSON object."
+                        ),
+                        source="validator",
+                    ),
+                ]
+        raise ModelAnswerError(what, tries, last_error)
+
+
+class WorkerRole(Role):
+    """A role that takes tasks from ``task.<role>`` (queue group: the role name).
+
+    Up to ``concurrency`` tasks run at once per instance; a failure becomes a failed
+    result with the reason, never a crash; a cancel or abort stops work in flight.
+    """
+
+    def __init__(self, ctx: RoleContext) -> None:
+        super().__init__(ctx)
+        self._slots = asyncio.Semaphore(ctx.settings.concurrency)
+        self._running: dict[str, asyncio.Task[Any]] = {}
+
+    def subscriptions(self) -> list[tuple[str, str | None]]:
+        """Tasks for this role (shared by every instance), plus the base subscriptions."""
+        own = (subjects.subject(self.run_id, Channel.TASK, self.name), self.name)
+        return [own, *super().subscriptions()]
+
+    async def handle(self, env: Envelope) -> None:
+        """Start work on a task assignment."""
+        if isinstance(env.payload, TaskAssignment):
+            assignment = env.payload
+            key = f"{assignment.task.id}#{assignment.attempt}"
+            self._running[key] = self.spawn(self._run(env, assignment), name=key)
+
+    async def _run(self, env: Envelope, assignment: TaskAssignment) -> None:
+        task = assignment.task
+        key = f"{task.id}#{assignment.attempt}"
+        try:
+            async with self._slots:
+                try:
+                    result = await self.work(env, assignment)
+                except TaskFailed as exc:
+                    result = self.failed(assignment, str(exc))
+                except ModelAnswerError as exc:
+                    result = self.failed(assignment, str(exc))
+                except asyncio.CancelledError:
+                    result = TaskResult(
+                        task_id=task.id,
+                        role=self.name,
+                        attempt=assignment.attempt,
+                        status="cancelled",
+                        error="cancelled",
+                    )
+                    await self.send(result, parent=env, task_id=task.id)
+                    raise
+                except Exception as exc:
+                    self.log.exception("task crashed", task=task.id)
+                    result = self.failed(assignment, f"internal error: {type(exc).__name__}: {exc}")
+                await self.send(result, parent=env, task_id=task.id)
+        finally:
+            self._running.pop(key, None)
+
+    def failed(self, assignment: TaskAssignment, reason: str) -> TaskResult:
+        """A failed result for ``assignment``."""
+        return TaskResult(
+            task_id=assignment.task.id,
+            role=self.name,
+            attempt=assignment.attempt,
+            status="failed",
+            error=reason,
+        )
+
+    async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
+        """Do the task (subclasses implement)."""
+        raise NotImplementedError
+
+    async def on_control(self, env: Envelope, control: Control) -> None:
+        """Cancel the named tasks, or everything on abort and budget exhaustion."""
+        if control.action in ("abort", "budget_exhausted"):
+            targets = list(self._running.values())
+        elif control.action == "cancel":
+            wanted = set(control.task_ids)
+            targets = [t for k, t in self._running.items() if k.split("#")[0] in wanted]
+        else:
+            return
+        for task in targets:
+            task.cancel()

@@ -1,0 +1,1 @@
+"""The critic: deterministic detectors of loops, stalls and drift, plus an optional model review."""

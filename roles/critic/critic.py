@@ -1,0 +1,144 @@
+"""The critic role: reviews the run every N results or T seconds and publishes critiques.
+
+A finding is published once: a critique must bring evidence that no earlier critique
+showed, so one loop does not trigger replan after replan on the same messages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from autogen_core.models import UserMessage
+from pydantic import BaseModel, ConfigDict
+
+from bus import Envelope, subjects
+from bus.payloads import Critique, Final, Goal, TaskResult
+from roles.base import Role, RoleContext
+from roles.critic.detectors import Finding, detect_all
+from roles.errors import ModelAnswerError, TaskFailed
+from roles.settings import CriticSettings
+
+__all__ = ["Critic", "ReviewAnswer"]
+
+REVIEW_SYSTEM = """You are the critic of a team of AI agents. Judge the run so far against
+the goal and its success criteria. Answer with one JSON object only:
+{"goal_satisfied": bool, "progress": bool, "in_loop": bool, "plan_ok": bool,
+ "summary": "...", "recommendation": "..."}"""
+
+
+class ReviewAnswer(BaseModel):
+    """The model-based review."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    goal_satisfied: bool
+    progress: bool
+    in_loop: bool
+    plan_ok: bool
+    summary: str
+    recommendation: str = ""
+
+
+class Critic(Role):
+    """Watches everything of the run; names loops, stalls and drift with evidence."""
+
+    name = "critic"
+
+    def __init__(self, ctx: RoleContext) -> None:
+        super().__init__(ctx)
+        assert isinstance(ctx.settings, CriticSettings)
+        self.settings: CriticSettings = ctx.settings
+        self.history: list[Envelope] = []
+        self.goal = ""
+        self.results_since_review = 0
+        self.reported: set[str] = set()
+        self.done = False
+        self._reviewing = asyncio.Lock()
+
+    def subscriptions(self) -> list[tuple[str, str | None]]:
+        """Every message of the run."""
+        return [(subjects.run_wildcard(self.run_id), None)]
+
+    async def start(self) -> None:
+        """Start, and review on a timer too."""
+        await super().start()
+        self.spawn(self._timer(), name="critic-timer")
+
+    async def _dispatch(self, env: Envelope) -> None:
+        # The critic hears everything, including chat and control, as history.
+        await self.handle(env)
+
+    async def handle(self, env: Envelope) -> None:
+        """Record; review after every N results."""
+        p = env.payload
+        if isinstance(p, Final):
+            self.done = True
+            return
+        if isinstance(p, Goal):
+            self.goal = p.text
+        if p.type in ("presence", "usage") or self.done:
+            return
+        self.history.append(env)
+        if isinstance(p, TaskResult):
+            self.results_since_review += 1
+            if self.results_since_review >= self.settings.every_results:
+                self.spawn(self.review(env))
+
+    async def _timer(self) -> None:
+        while not self.done:
+            await asyncio.sleep(self.settings.every_s)
+            if self.history and not self.done:
+                await self.review(None)
+
+    async def review(self, parent: Envelope | None) -> list[Critique]:
+        """Run the detectors (and the model review if on); publish new findings."""
+        async with self._reviewing:
+            self.results_since_review = 0
+            findings = [
+                f for f in detect_all(self.history, self.goal, self.settings) if self._new(f)
+            ]
+            if self.settings.model_review and self.ctx.model is not None and not findings:
+                review = await self._model_review(parent)
+                if review is not None:
+                    findings.append(review)
+            critiques = []
+            for f in findings:
+                self.reported.update(f.evidence)
+                critique = Critique(
+                    detector=f.detector,
+                    verdict=f.verdict,  # type: ignore[arg-type]
+                    summary=f.summary,
+                    evidence=list(f.evidence),
+                    recommendation=f.recommendation,
+                )
+                await self.send(critique, parent=parent, task_id=None)
+                critiques.append(critique)
+            return critiques
+
+    def _new(self, finding: Finding) -> bool:
+        return any(e not in self.reported for e in finding.evidence)
+
+    async def _model_review(self, parent: Envelope | None) -> Finding | None:
+        lines = []
+        for env in self.history[-40:]:
+            p = env.payload
+            data = p.model_dump(exclude={"type"})
+            lines.append(f"{env.sender} {p.type}: {json.dumps(data, ensure_ascii=False)[:300]}")
+        prompt = f"Goal: {self.goal}\n\nRecent messages:\n" + "\n".join(lines)
+        try:
+            answer = await self.ask_structured(
+                [self.system_prompt(REVIEW_SYSTEM), UserMessage(content=prompt, source="critic")],
+                ReviewAnswer,
+                what="review",
+                parent=parent,
+                task_id=None,
+            )
+        except (ModelAnswerError, TaskFailed) as exc:
+            self.log.warning("model review failed", error=str(exc))
+            return None
+        if answer.in_loop or not answer.progress or not answer.plan_ok:
+            verdict = "loop" if answer.in_loop else ("stall" if not answer.progress else "drift")
+            evidence = tuple(e.id for e in self.history[-5:])
+            return Finding("review", verdict, answer.summary, evidence, answer.recommendation)
+        return None

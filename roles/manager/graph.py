@@ -1,0 +1,188 @@
+"""Validation of a planned task graph, near-duplicate merging, and task priorities.
+
+A plan is refused, with one sentence per problem for the planner, when it has a cycle,
+a task for an unknown role, a dependency on a task that does not exist, an output made
+by two tasks, or an input that neither the goal nor an upstream task provides.
+Near-duplicate tasks (same role, same inputs, descriptions at least ``threshold``
+similar) are merged into the first one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from graphlib import CycleError, TopologicalSorter
+
+from rapidfuzz import fuzz
+
+from bus.payloads import TaskSpec
+
+__all__ = ["PlanCheck", "longest_paths", "priority_key", "validate_plan"]
+
+_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+@dataclass
+class PlanCheck:
+    """The outcome of validating a plan."""
+
+    tasks: dict[str, TaskSpec] = field(default_factory=dict)
+    """The tasks to run (after merging), by id, in plan order."""
+    errors: list[str] = field(default_factory=list)
+    merged: dict[str, str] = field(default_factory=dict)
+    """Duplicate task id -> the id it was merged into."""
+    kept: list[str] = field(default_factory=list)
+    """Task ids of the plan that were already completed and keep their outputs."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Output name of a merged duplicate -> the output of the kept task that stands for it."""
+
+    @property
+    def ok(self) -> bool:
+        """Whether the plan can run."""
+        return not self.errors
+
+
+def _merge_duplicates(tasks: list[TaskSpec], threshold: float, check: PlanCheck) -> list[TaskSpec]:
+    kept: list[TaskSpec] = []
+    for task in tasks:
+        twin = next(
+            (
+                k
+                for k in kept
+                if k.role == task.role
+                and set(k.inputs) == set(task.inputs)
+                and fuzz.token_sort_ratio(k.description, task.description) >= threshold
+            ),
+            None,
+        )
+        if twin is None:
+            kept.append(task)
+            continue
+        check.merged[task.id] = twin.id
+        if len(task.outputs) == 1 and len(twin.outputs) == 1:
+            if task.outputs[0] != twin.outputs[0]:
+                check.aliases[task.outputs[0]] = twin.outputs[0]
+        else:
+            extra = [o for o in task.outputs if o not in twin.outputs]
+            merged = twin.model_copy(update={"outputs": [*twin.outputs, *extra]})
+            kept[kept.index(twin)] = merged
+    if not check.merged:
+        return kept
+    result = []
+    for task in kept:
+        deps = []
+        for d in task.depends_on:
+            d = check.merged.get(d, d)
+            if d != task.id and d not in deps:
+                deps.append(d)
+        inputs = [check.aliases.get(i, i) for i in task.inputs]
+        result.append(task.model_copy(update={"depends_on": deps, "inputs": inputs}))
+    return result
+
+
+def validate_plan(
+    tasks: list[TaskSpec],
+    *,
+    roles: set[str],
+    available: set[str],
+    completed: set[str] = frozenset(),  # type: ignore[assignment]
+    threshold: float = 92.0,
+) -> PlanCheck:
+    """Check a plan. ``available`` are value names given by the goal or completed tasks."""
+    check = PlanCheck()
+    seen: set[str] = set()
+    fresh: list[TaskSpec] = []
+    for task in tasks:
+        if not _ID.match(task.id):
+            check.errors.append(f"task id {task.id!r} must be 1-64 letters, digits, '_' or '-'")
+        elif task.id in seen:
+            check.errors.append(f"task id {task.id!r} is used twice")
+        elif task.role not in roles:
+            known = ", ".join(sorted(roles))
+            check.errors.append(
+                f"task {task.id!r} names unknown role {task.role!r} (known: {known})"
+            )
+        if task.id in completed:
+            check.kept.append(task.id)
+        elif task.id not in seen:
+            fresh.append(task)
+        seen.add(task.id)
+    if check.errors:
+        return check
+
+    fresh = _merge_duplicates(fresh, threshold, check)
+    ids = {t.id for t in fresh}
+    for task in fresh:
+        for dep in task.depends_on:
+            if dep not in ids and dep not in completed:
+                check.errors.append(
+                    f"task {task.id!r} depends on {dep!r}, which is not in the plan"
+                )
+    if check.errors:
+        return check
+
+    sorter: TopologicalSorter[str] = TopologicalSorter()
+    for task in fresh:
+        sorter.add(task.id, *[d for d in task.depends_on if d in ids])
+    try:
+        order = list(sorter.static_order())
+    except CycleError as exc:
+        cycle = list(exc.args[1]) if len(exc.args) > 1 else []
+        check.errors.append("the tasks form a cycle: " + " → ".join(map(str, cycle)))
+        return check
+
+    producers: dict[str, str] = {}
+    by_id = {t.id: t for t in fresh}
+    for task in fresh:
+        for out in task.outputs:
+            if out in producers and producers[out] != task.id:
+                check.errors.append(
+                    f"output {out!r} is produced by both {producers[out]!r} and {task.id!r}"
+                )
+            producers.setdefault(out, task.id)
+
+    ancestors: dict[str, set[str]] = {}
+    for tid in order:
+        deps = [d for d in by_id[tid].depends_on if d in ids]
+        ancestors[tid] = set(deps).union(*(ancestors[d] for d in deps)) if deps else set()
+    for task in fresh:
+        for name in task.inputs:
+            if name in available:
+                continue
+            producer = producers.get(name)
+            if producer is None:
+                check.errors.append(
+                    f"input {name!r} of task {task.id!r} is provided by no upstream task "
+                    "and not by the goal"
+                )
+            elif producer == task.id:
+                check.errors.append(f"task {task.id!r} needs its own output {name!r}")
+            elif producer not in ancestors[task.id]:
+                check.errors.append(
+                    f"input {name!r} of task {task.id!r} comes from task {producer!r}, "
+                    f"but {task.id!r} does not depend on {producer!r}"
+                )
+    if not check.errors:
+        check.tasks = {tid: by_id[tid] for tid in (t.id for t in fresh)}
+    return check
+
+
+def longest_paths(tasks: dict[str, TaskSpec]) -> dict[str, float]:
+    """For each task, the effort of the longest chain from it to the end of the graph."""
+    dependants: dict[str, list[str]] = {tid: [] for tid in tasks}
+    sorter: TopologicalSorter[str] = TopologicalSorter()
+    for task in tasks.values():
+        deps = [d for d in task.depends_on if d in tasks]
+        sorter.add(task.id, *deps)
+        for d in deps:
+            dependants[d].append(task.id)
+    result: dict[str, float] = {}
+    for tid in reversed(list(sorter.static_order())):
+        tail = max((result[d] for d in dependants[tid]), default=0.0)
+        result[tid] = tasks[tid].effort + tail
+    return result
+
+
+def priority_key(task: TaskSpec, longest: float) -> tuple[float, float, str]:
+    """Sort key: highest value/effort first, then the longest remaining path, then id."""
+    return (-task.value / task.effort, -longest, task.id)

@@ -1,0 +1,114 @@
+"""The planner: turns the goal into success criteria and a task graph (and revises it)."""
+
+from __future__ import annotations
+
+import json
+
+from autogen_core.models import LLMMessage, UserMessage
+from pydantic import BaseModel, ConfigDict, Field
+
+from bus import Envelope
+from bus.payloads import Plan, PlanRequest, TaskSpec
+from bus.subjects import Channel, subject
+from roles.base import Role
+from roles.errors import ModelAnswerError, TaskFailed
+from roles.memory import Memory
+
+__all__ = ["PlanAnswer", "Planner"]
+
+SYSTEM = """You are the planner of a team of AI agents. You turn a goal into:
+1. success_criteria: a few concrete, checkable statements that are true when the goal is met;
+2. tasks: a dependency graph of tasks, each done by one role.
+
+Each task has: id (letters, digits, '_' or '-'), role, description (self-contained),
+inputs (names of values it needs), outputs (names of values it produces), depends_on
+(ids of tasks that must finish first), effort (relative, > 0) and value (relative, >= 0).
+Every input must be an output of a task it depends on (directly or transitively) or a
+value given with the goal. Tasks that do not depend on each other run in parallel: prefer
+independent branches that join at the end. Produce an output named "answer" holding the
+final answer to the goal.
+
+Answer with one JSON object only:
+{"success_criteria": [...], "tasks": [...], "rationale": "..."}"""
+
+
+class PlanAnswer(BaseModel):
+    """What the planner's model must answer."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    success_criteria: list[str] = Field(min_length=1)
+    tasks: list[TaskSpec] = Field(min_length=1)
+    rationale: str = ""
+
+
+class Planner(Role):
+    """Answers plan requests with plans."""
+
+    name = "planner"
+
+    def subscriptions(self) -> list[tuple[str, str | None]]:
+        """Plan requests (shared by planner instances), plus the base subscriptions."""
+        own = (subject(self.run_id, Channel.PLAN_REQUEST), self.name)
+        return [own, *super().subscriptions()]
+
+    async def handle(self, env: Envelope) -> None:
+        """Plan on request, in the background so control messages still get through."""
+        if isinstance(env.payload, PlanRequest):
+            self.spawn(self._plan(env, env.payload))
+
+    async def _plan(self, env: Envelope, request: PlanRequest) -> None:
+        try:
+            answer = await self.ask_structured(
+                self.prompt(request), PlanAnswer, what="plan", parent=env, task_id=None
+            )
+        except (ModelAnswerError, TaskFailed) as exc:
+            await self.send(Plan(revision=request.revision, error=str(exc)), parent=env)
+            return
+        criteria = request.success_criteria or answer.success_criteria
+        await self.send(
+            Plan(
+                revision=request.revision,
+                success_criteria=criteria,
+                tasks=answer.tasks,
+                rationale=answer.rationale,
+            ),
+            parent=env,
+        )
+
+    def prompt(self, request: PlanRequest) -> list[LLMMessage]:
+        """The messages for a plan request."""
+        parts = [f"Goal: {request.goal}"]
+        parts.append(f"Roles that can do tasks: {', '.join(request.roles)}")
+        if request.goal_inputs:
+            parts.append(f"Values given with the goal: {', '.join(request.goal_inputs)}")
+        if request.success_criteria:
+            parts.append("Success criteria (keep them): " + "; ".join(request.success_criteria))
+        if request.completed:
+            done = json.dumps(request.completed, ensure_ascii=False)[:4000]
+            parts.append(
+                "Tasks already completed (keep their ids out of the new plan; their outputs "
+                f"are available as inputs): {done}"
+            )
+        if request.failed:
+            parts.append(f"Tasks that failed: {json.dumps(request.failed)[:2000]}")
+        if request.critique:
+            parts.append(f"Why a revision is needed ({request.reason}): {request.critique}")
+        if request.errors:
+            parts.append("Your previous plan was refused:\n- " + "\n- ".join(request.errors))
+        lessons = self._lessons(request.goal)
+        if lessons:
+            parts.append("Lessons from earlier work:\n- " + "\n- ".join(lessons))
+        parts += self.take_remarks()
+        parts.append(f"This is plan revision {request.revision}. Answer with the JSON object.")
+        return [
+            self.system_prompt(SYSTEM),
+            UserMessage(content="\n\n".join(parts), source="manager"),
+        ]
+
+    def _lessons(self, goal: str) -> list[str]:
+        memory = self.ctx.extras.get("memory")
+        if not isinstance(memory, Memory):
+            return []
+        recall = int(self.ctx.extras.get("recall", 3))
+        return [hit.text for hit in memory.search(goal, recall)]

@@ -1,0 +1,112 @@
+"""The researcher: answers a task with tools — long-term memory, a local document corpus,
+and a pluggable web search (off unless the scenario turns it on and one is given)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol
+
+from autogen_core.models import LLMMessage, UserMessage
+from pydantic import BaseModel, ConfigDict, JsonValue, create_model
+
+from bus import Envelope
+from bus.payloads import TaskAssignment, TaskResult
+from roles.base import WorkerRole
+from roles.memory import Corpus, Hit, Memory
+from roles.settings import ResearcherSettings
+
+__all__ = ["Researcher", "WebSearch", "answer_model"]
+
+SYSTEM = """You are the researcher of a team of AI agents. You answer a task using the
+sources you are given (documents, lessons, search results) and your knowledge, say where
+each fact comes from, and never invent sources. Answer with one JSON object only:
+{"outputs": {<one key per requested output>}, "summary": "...", "sources": ["..."]}"""
+
+
+class WebSearch(Protocol):
+    """A web search tool; none ships enabled (no network here), plug one in via extras."""
+
+    async def search(self, query: str, k: int) -> list[Hit]:
+        """Results for ``query``."""
+        ...
+
+
+def answer_model(outputs: list[str]) -> type[BaseModel]:
+    """A model that requires exactly the task's outputs, so a missing one is sent back."""
+    fields: dict[str, Any] = {name: (JsonValue, ...) for name in outputs}
+    out_model = create_model("Outputs", __config__=ConfigDict(extra="ignore"), **fields)
+    return create_model(
+        "ResearchAnswer",
+        __config__=ConfigDict(extra="ignore"),
+        outputs=(out_model, ...),
+        summary=(str, ""),
+        sources=(list[str], []),
+    )
+
+
+class Researcher(WorkerRole):
+    """Does research tasks."""
+
+    name = "researcher"
+
+    def _sources(self, query: str) -> list[Hit]:
+        settings = self.ctx.settings
+        assert isinstance(settings, ResearcherSettings)
+        hits: list[Hit] = []
+        corpus = self.ctx.extras.get("corpus")
+        if isinstance(corpus, Corpus):
+            hits += corpus.search(query, settings.max_hits)
+        memory = self.ctx.extras.get("memory")
+        if isinstance(memory, Memory):
+            hits += memory.search(query, int(self.ctx.extras.get("recall", 3)))
+        return hits
+
+    async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
+        """Gather sources, ask the model, validate that every output is there."""
+        task = assignment.task
+        query = f"{task.description} {' '.join(task.outputs)}"
+        hits = self._sources(query)
+        settings = self.ctx.settings
+        web = self.ctx.extras.get("web_search")
+        if isinstance(settings, ResearcherSettings) and settings.web_search and web is not None:
+            hits += await web.search(query, settings.max_hits)
+        schema = answer_model(task.outputs)
+        answer = await self.ask_structured(
+            self.prompt(assignment, hits),
+            schema,
+            what="research answer",
+            parent=env,
+            task_id=task.id,
+        )
+        data = answer.model_dump()
+        return TaskResult(
+            task_id=task.id,
+            role=self.name,
+            attempt=assignment.attempt,
+            status="done",
+            outputs=data["outputs"],
+            summary=str(data.get("summary", "")),
+        )
+
+    def prompt(self, assignment: TaskAssignment, hits: list[Hit]) -> list[LLMMessage]:
+        """The messages for one research task."""
+        task = assignment.task
+        parts = [
+            f"Overall goal: {assignment.goal}",
+            f"Your task ({task.id}): {task.description}",
+            f"Produce these outputs: {', '.join(task.outputs) or '(none)'}",
+        ]
+        if assignment.inputs:
+            parts.append("Inputs:\n" + json.dumps(assignment.inputs, ensure_ascii=False, indent=1))
+        if hits:
+            parts.append(
+                "Sources:\n"
+                + "\n".join(f"[{h.kind or 'source'}: {h.source}] {h.text}" for h in hits)
+            )
+        notes = assignment.notes + self.take_remarks()
+        if notes:
+            parts.append("Keep in mind:\n- " + "\n- ".join(notes))
+        return [
+            self.system_prompt(SYSTEM),
+            UserMessage(content="\n\n".join(parts), source="manager"),
+        ]

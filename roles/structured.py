@@ -1,0 +1,77 @@
+"""Structured model answers: find the JSON in a reply and validate it into a pydantic model.
+
+Models wrap JSON in prose or code fences; we take the outermost object. What does not
+validate is described compactly so it can be sent back to the model.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+__all__ = ["AnswerInvalid", "describe_error", "extract_code", "parse_answer", "schema_hint"]
+
+M = TypeVar("M", bound=BaseModel)
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.S)
+_CODE_FENCE = re.compile(r"```(?:python|py|Python)?[ \t]*\n(.*?)```", re.S)
+
+
+class AnswerInvalid(ValueError):
+    """A model answer that is not the structure asked for; the message says why."""
+
+
+def _json_text(text: str) -> str:
+    fenced = _FENCE.search(text)
+    if fenced:
+        return fenced.group(1).strip()
+    start, end = text.find("{"), text.rfind("}")
+    if start == -1 or end <= start:
+        msg = "the answer holds no JSON object"
+        raise AnswerInvalid(msg)
+    return text[start : end + 1]
+
+
+def describe_error(exc: ValidationError) -> str:
+    """Pydantic errors as short lines: ``path: message``."""
+    lines = []
+    for err in exc.errors()[:8]:
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        if err["type"] == "json_invalid":
+            lines.append(f"not valid JSON: {err['msg']}")
+        else:
+            lines.append(f"{loc}: {err['msg']}")
+    return "; ".join(lines)
+
+
+def parse_answer(text: str, model: type[M]) -> M:
+    """Validate the JSON object in ``text`` as ``model``; raises `AnswerInvalid`."""
+    try:
+        return model.model_validate_json(_json_text(text))
+    except ValidationError as exc:
+        raise AnswerInvalid(describe_error(exc)) from None
+
+
+def extract_code(text: str) -> str:
+    """The Python code in an answer: the longest fenced block, else the whole text."""
+    blocks = _CODE_FENCE.findall(text)
+    if blocks:
+        return str(max(blocks, key=len)).strip("\n") + "\n"
+    stripped = text.strip()
+    if not stripped:
+        msg = "the answer holds no code"
+        raise AnswerInvalid(msg)
+    return stripped + "\n"
+
+
+def schema_hint(model: type[BaseModel]) -> str:
+    """A compact description of the JSON fields a model expects, for prompts."""
+    parts = []
+    for name, field in model.model_fields.items():
+        ann = getattr(field.annotation, "__name__", None) or str(field.annotation)
+        ann = ann.replace("typing.", "")
+        desc = f" — {field.description}" if field.description else ""
+        parts.append(f'  "{name}": {ann}{desc}')
+    return "{\n" + ",\n".join(parts) + "\n}"

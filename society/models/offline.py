@@ -1,0 +1,128 @@
+"""Shared plumbing of the offline model clients (scripted and replay): the parts of
+AutoGen's ``ChatCompletionClient`` protocol that do not depend on where answers come from."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from typing import Any, Literal
+
+from autogen_core import CancellationToken
+from autogen_core.models import (
+    ChatCompletionClient,
+    CreateResult,
+    LLMMessage,
+    ModelCapabilities,
+    ModelFamily,
+    ModelInfo,
+    RequestUsage,
+)
+from autogen_core.tools import Tool, ToolSchema
+from pydantic import BaseModel
+
+__all__ = ["OfflineClient", "estimate_tokens", "last_user_text"]
+
+
+def estimate_tokens(text: str) -> int:
+    """About four characters a token: good enough for budgets in offline runs."""
+    return max(1, (len(text) + 3) // 4)
+
+
+def _text(message: LLMMessage) -> str:
+    content = message.content
+    return content if isinstance(content, str) else str(content)
+
+
+def last_user_text(messages: Sequence[LLMMessage]) -> str:
+    """The text of the last user message (what scripted answers are matched against)."""
+    for message in reversed(messages):
+        if message.type == "UserMessage":
+            return _text(message)
+    return _text(messages[-1]) if messages else ""
+
+
+class OfflineClient(ChatCompletionClient):
+    """Base for clients that answer without a network: subclasses implement `answer`."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self._total = RequestUsage(prompt_tokens=0, completion_tokens=0)
+        self._last = RequestUsage(prompt_tokens=0, completion_tokens=0)
+        self._info = ModelInfo(
+            vision=False,
+            function_calling=False,
+            json_output=True,
+            family=ModelFamily.UNKNOWN,
+            structured_output=False,
+        )
+
+    async def answer(self, messages: Sequence[LLMMessage]) -> tuple[str, RequestUsage]:
+        """The next answer and the usage to report for it."""
+        raise NotImplementedError
+
+    async def create(
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = (),
+        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> CreateResult:
+        """Answer one request."""
+        text, usage = await self.answer(messages)
+        self._last = usage
+        self._total = RequestUsage(
+            prompt_tokens=self._total.prompt_tokens + usage.prompt_tokens,
+            completion_tokens=self._total.completion_tokens + usage.completion_tokens,
+        )
+        return CreateResult(finish_reason="stop", content=text, usage=usage, cached=False)
+
+    async def create_stream(
+        self,
+        messages: Sequence[LLMMessage],
+        *,
+        tools: Sequence[Tool | ToolSchema] = (),
+        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
+        json_output: bool | type[BaseModel] | None = None,
+        extra_create_args: Mapping[str, Any] = {},
+        cancellation_token: CancellationToken | None = None,
+    ) -> AsyncGenerator[str | CreateResult, None]:
+        """The whole answer as one chunk, then the result."""
+        result = await self.create(messages)
+        assert isinstance(result.content, str)
+        yield result.content
+        yield result
+
+    async def close(self) -> None:
+        """Nothing to release."""
+
+    def actual_usage(self) -> RequestUsage:
+        """Usage of the last call."""
+        return self._last
+
+    def total_usage(self) -> RequestUsage:
+        """Usage of all calls."""
+        return self._total
+
+    def count_tokens(
+        self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = ()
+    ) -> int:
+        """Estimated prompt tokens."""
+        return sum(estimate_tokens(_text(m)) for m in messages)
+
+    def remaining_tokens(
+        self, messages: Sequence[LLMMessage], *, tools: Sequence[Tool | ToolSchema] = ()
+    ) -> int:
+        """Offline clients have no context limit worth enforcing."""
+        return 1_000_000 - self.count_tokens(messages)
+
+    @property
+    def capabilities(self) -> ModelCapabilities:
+        """Deprecated AutoGen property, kept for the protocol."""
+        return ModelCapabilities(vision=False, function_calling=False, json_output=True)
+
+    @property
+    def model_info(self) -> ModelInfo:
+        """What the offline model can do."""
+        return self._info
