@@ -10,7 +10,7 @@ import asyncio
 import json
 import signal
 import sys
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -19,7 +19,7 @@ import typer
 from rich.console import Console
 
 from bus import ENVELOPE_ADAPTER, BusError, EmbeddedServer
-from society.errors import ScenarioError, SocietyError
+from society.errors import ModelConfigError, RunError, ScenarioError, SocietyError
 from society.logs import LogFormat, configure_logging
 from society.scenario import Scenario, load_scenario
 
@@ -146,6 +146,60 @@ def server(
         run_async(serve())
     except BusError as exc:
         raise fail(str(exc), EXIT_ENVIRONMENT) from None
+
+
+@app.command()
+def run(
+    scenario: Annotated[Path, typer.Argument(help="Scenario YAML file")],
+    nats: Annotated[
+        str | None, typer.Option("--nats", help="Use this NATS server instead of an embedded one")
+    ] = None,
+    runs_dir: Annotated[Path, typer.Option(help="Where run folders go")] = Path("runs"),
+    run_id: Annotated[str | None, typer.Option(help="Run id (default: name-time-random)")] = None,
+    model: Annotated[
+        str | None,
+        typer.Option("--model", help="Use this OpenAI(-compatible) model for every role"),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible server URL for --model")
+    ] = None,
+    api_key_env: Annotated[
+        str | None, typer.Option(help="Environment variable holding the API key for --model")
+    ] = None,
+    memory_dir: Annotated[
+        Path | None, typer.Option(help="Long-term memory folder (default: RUNS_DIR/memory)")
+    ] = None,
+) -> None:
+    """Run a society on the scenario's goal; prints progress and a summary (exit 0 on success)."""
+    from society.models.factory import override_spec
+    from society.runner import RunOptions, run_scenario
+
+    loaded = load_or_exit(scenario)
+    options = RunOptions(
+        nats_url=nats,
+        runs_dir=runs_dir,
+        run_id=run_id,
+        memory_dir=memory_dir,
+        model_override=override_spec(model, base_url, api_key_env) if model else None,
+    )
+    outcome = _guarded(lambda: run_scenario(loaded, options, err))
+    raise typer.Exit(outcome.exit_code)
+
+
+def _guarded(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine, turning environment problems into clear errors and exit codes."""
+    from sandbox.errors import SandboxError
+
+    try:
+        return run_async(make())
+    except BusError as exc:
+        raise fail(str(exc), EXIT_ENVIRONMENT) from None
+    except SandboxError as exc:
+        raise fail(str(exc), EXIT_ENVIRONMENT) from None
+    except ModelConfigError as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
+    except RunError as exc:
+        raise fail(str(exc), EXIT_FAILED) from None
 
 
 def main() -> None:

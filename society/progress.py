@@ -8,6 +8,7 @@ from bus import Envelope
 from bus.payloads import (
     Control,
     Critique,
+    ExecResult,
     Final,
     Plan,
     PlanDecision,
@@ -109,6 +110,12 @@ class RunState:
                 mark = {"done": "✓", "failed": "✗"}.get(p.status, "■")
                 detail = f": {p.error}" if p.error else ""
                 return self.event(f"{mark} {p.task_id} {p.status}{detail}"[:200])
+            case ExecResult():
+                if p.exit_code == 0 and not p.error:
+                    return None
+                why = p.error or ("timed out" if p.timed_out else f"exit {p.exit_code}")
+                last = (p.stderr.strip().splitlines() or [""])[-1]
+                return self.event(f"  {env.task_id}: code failed ({why}) {last}"[:200])
             case Usage():
                 if p.kind == "model":
                     self.calls += 1

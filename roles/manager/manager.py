@@ -423,6 +423,7 @@ class Manager(Role):
             f"{spend.tokens:,} tokens, {spend.cost:.4f} {self.budget.settings.currency}, "
             f"{spend.sandbox_s:.1f} s sandbox, {self.budget.elapsed():.1f} s wall"
         )
+        parent_id = parent.id if isinstance(parent, Envelope) else parent
         await self.send(
             Final(
                 status=status,  # type: ignore[arg-type]
@@ -432,7 +433,7 @@ class Manager(Role):
                 summary=summary,
                 reason=reason,
             ),
-            parent=parent,
+            parent=parent_id,
         )
         self.log.info("final", status=status, reason=reason)
 

@@ -1,0 +1,135 @@
+"""The live view of a run (rich) and the end-of-run summary.
+
+On a terminal the view redraws a task table with usage and recent events; elsewhere
+(CI, pipes) it prints one line per notable event, so logs stay readable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console, Group
+from rich.live import Live
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from bus import Envelope
+from society.progress import RunState
+
+__all__ = ["LiveView", "render_summary"]
+
+_STYLE = {
+    "pending": "dim",
+    "running": "yellow",
+    "done": "green",
+    "failed": "red",
+    "cancelled": "magenta",
+}
+
+
+def _budget_line(state: RunState, budgets: dict[str, tuple[float, float | None]] | None) -> str:
+    parts = [
+        f"calls {state.calls}",
+        f"tokens {state.tokens_in + state.tokens_out:,}",
+        f"cost {state.cost:.4f}",
+        f"sandbox {state.sandbox_s:.1f}s",
+        f"in flight {state.in_flight} (max {state.max_in_flight})",
+    ]
+    if budgets:
+        limits = [f"{k}≤{v[1]:g}" for k, v in budgets.items() if v[1] is not None]
+        parts.append("budgets: " + ", ".join(limits))
+    return " · ".join(parts)
+
+
+def task_table(state: RunState) -> Table:
+    """The task graph as a table."""
+    table = Table(expand=True, show_edge=False, pad_edge=False)
+    for col in ("task", "role", "state", "try", "description / note"):
+        table.add_column(col, overflow="fold")
+    for t in state.tasks.values():
+        style = _STYLE.get(t.state, "")
+        table.add_row(
+            t.id,
+            t.role,
+            Text(t.state, style=style),
+            str(t.attempts or ""),
+            t.note or t.description[:80],
+        )
+    return table
+
+
+class LiveView:
+    """Shows a run as it happens."""
+
+    def __init__(
+        self,
+        console: Console,
+        state: RunState,
+        budgets: dict[str, tuple[float, float | None]] | None = None,
+    ) -> None:
+        self.console = console
+        self.state = state
+        self.budgets = budgets
+        self._live: Live | None = None
+
+    def __enter__(self) -> LiveView:
+        if self.console.is_terminal:
+            self._live = Live(
+                self._render(), console=self.console, refresh_per_second=8, transient=True
+            )
+            self._live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.__exit__(None, None, None)
+            self._live = None
+
+    def _render(self) -> Panel:
+        s = self.state
+        events = Text("\n".join(s.events[-6:]), style="dim")
+        title = f"run {s.run_id} · plan {s.revision} · {s.messages} messages"
+        return Panel(Group(task_table(s), Text(_budget_line(s, self.budgets)), events), title=title)
+
+    def update(self, env: Envelope) -> None:
+        """Fold a message in and redraw (or print its event line)."""
+        line = self.state.apply(env)
+        if self._live is not None:
+            self._live.update(self._render())
+        elif line:
+            self.console.print(f"[dim]{env.sender:>14}[/] {line}", highlight=False, soft_wrap=True)
+
+
+def render_summary(console: Console, state: RunState, run_dir: Path, log_path: Path | None) -> None:
+    """The end-of-run summary: outcome, answer, tasks, spend, where things are."""
+    final = state.final
+    status = final.status if final else "no final message"
+    colour = "green" if status == "succeeded" else "red"
+    console.print()
+    console.rule(f"[bold {colour}]{status}[/] · run {state.run_id}")
+    if final and final.reason:
+        console.print(f"[bold]reason:[/] {final.reason}", highlight=False)
+    if final and final.answer:
+        console.print(Panel(final.answer, title="answer", expand=False))
+    console.print(task_table(state))
+    if state.critiques:
+        for c in state.critiques:
+            console.print(
+                f"[yellow]critique[/] {c.detector} → {c.verdict}: {c.summary}", highlight=False
+            )
+    console.print(
+        f"[bold]spend:[/] {state.calls} model calls, {state.tokens_in:,} tokens in / "
+        f"{state.tokens_out:,} out, cost {state.cost:.4f}, sandbox {state.sandbox_s:.1f}s, "
+        f"wall {state.wall_s:.1f}s, {state.replans} replans, most tasks in flight at once: "
+        f"{state.max_in_flight}",
+        highlight=False,
+    )
+    if final and final.artifacts:
+        names = ", ".join(a.path for a in final.artifacts)
+        console.print(f"[bold]artifacts:[/] {names}", highlight=False)
+    console.print(f"[bold]run folder:[/] {run_dir}", highlight=False)
+    if log_path is not None:
+        console.print(
+            f"[bold]message log:[/] {log_path} ({state.messages} messages)", highlight=False
+        )

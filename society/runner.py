@@ -1,0 +1,281 @@
+"""The runner: wires a scenario into a running society and sees it to the end.
+
+It starts (or connects to) NATS, creates the run-log stream, starts the sandbox pool
+and every role (each role instance with its own connection), publishes the goal, shows
+progress, waits for the final message, and then exports the log and writes the summary
+under ``runs/<run_id>/``. Every resource is held by an `AsyncExitStack`, so an error,
+Ctrl-C or SIGTERM cleans up the server, the containers and the connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import secrets
+import time
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import structlog
+from rich.console import Console
+
+from bus import Bus, BusError, ConnectOptions, EmbeddedServer, Envelope, runlog, subjects
+from bus.payloads import Control, Final, Goal
+from roles.base import Role, RoleContext
+from roles.coder import Coder, CodeRunner
+from roles.critic.critic import Critic
+from roles.manager.manager import Manager
+from roles.memory import Corpus, Memory
+from roles.planner import Planner
+from roles.reflector import Reflector
+from roles.researcher import Researcher
+from roles.settings import RoleSettings
+from society.errors import RunError
+from society.live import LiveView, render_summary
+from society.models.factory import ModelFactory
+from society.models.spec import ModelSpec
+from society.progress import RunState
+from society.redact import redact
+from society.scenario import WORKER_ROLES, Scenario
+
+__all__ = ["RunOptions", "RunOutcome", "SandboxFactory", "new_run_id", "run_scenario"]
+
+log = structlog.get_logger("runner")
+
+SandboxFactory = Callable[[Scenario, str], AbstractAsyncContextManager[CodeRunner]]
+
+ROLE_CLASSES: dict[str, type[Role]] = {
+    "manager": Manager,
+    "planner": Planner,
+    "researcher": Researcher,
+    "coder": Coder,
+    "critic": Critic,
+    "reflector": Reflector,
+}
+
+
+def new_run_id(name: str) -> str:
+    """``<scenario>-<UTC time>-<random>``: readable, sortable, unique."""
+    return f"{name}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(2)}"
+
+
+@dataclass
+class RunOptions:
+    """How to run a scenario."""
+
+    nats_url: str | None = None
+    runs_dir: Path = Path("runs")
+    run_id: str | None = None
+    model_override: ModelSpec | None = None
+    memory_dir: Path | None = None
+    live: bool = True
+    sandbox_factory: SandboxFactory | None = None
+    recorded_answers: dict[str, list[Any]] = field(default_factory=dict)
+    grace_s: float = 30.0
+    """How long past the wall-clock budget the runner waits for the final message."""
+
+
+@dataclass
+class RunOutcome:
+    """What a run produced and where."""
+
+    run_id: str
+    run_dir: Path
+    final: Final | None
+    log_path: Path | None
+    state: RunState
+
+    @property
+    def exit_code(self) -> int:
+        """0 when the run succeeded, else 1."""
+        return 0 if self.final is not None and self.final.status == "succeeded" else 1
+
+
+def _default_sandbox(scenario: Scenario, run_id: str) -> AbstractAsyncContextManager[CodeRunner]:
+    from sandbox import Sandbox
+
+    return cast(AbstractAsyncContextManager[CodeRunner], Sandbox(scenario.sandbox, label=run_id))
+
+
+def _capacity(scenario: Scenario) -> dict[str, int]:
+    roles = scenario.roles
+    result = {}
+    for name in WORKER_ROLES:
+        s: RoleSettings = getattr(roles, name)
+        result[name] = s.concurrency * s.instances
+    return result
+
+
+def _write_json(path: Path, data: Any) -> None:
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+async def run_scenario(
+    scenario: Scenario, options: RunOptions | None = None, console: Console | None = None
+) -> RunOutcome:
+    """Run ``scenario`` to its final message; returns the outcome (never leaves processes)."""
+    options = options or RunOptions()
+    console = console or Console(stderr=True)
+    run_id = options.run_id or new_run_id(scenario.name)
+    subjects.check_token(run_id, "run id")
+    run_dir = (options.runs_dir / run_id).resolve()
+    run_dir.mkdir(parents=True, exist_ok=True)
+    _write_json(run_dir / "scenario.json", redact(scenario.model_dump(mode="json")))
+    state = RunState(run_id)
+    final_seen = asyncio.Event()
+    roles: list[Role] = []
+    log_path: Path | None = None
+
+    async with AsyncExitStack() as stack:
+        url = options.nats_url
+        if url is None:
+            server = EmbeddedServer(run_dir / "nats")
+            console.print(f"[dim]starting nats-server (JetStream in {server.store_dir})…[/]")
+            await stack.enter_async_context(server)
+            url = server.url
+            _write_json(run_dir / "server.json", {"url": url, "pid": server.pid, "run_id": run_id})
+        connect = ConnectOptions.from_url(url)
+        observer = Bus(connect, name=f"{run_id}-runner")
+        await stack.enter_async_context(observer)
+        await runlog.ensure_stream(observer)
+
+        view = LiveView(console, state)
+
+        async def observe(env: Envelope) -> None:
+            view.update(env)
+            if isinstance(env.payload, Final):
+                final_seen.set()
+
+        await observer.subscribe(subjects.run_wildcard(run_id), observe)
+        await observer.flush()
+
+        memory_dir = options.memory_dir or (
+            Path(scenario.roles.reflector.memory_dir)
+            if scenario.roles.reflector.memory_dir
+            else options.runs_dir / "memory"
+        )
+        memory = Memory(memory_dir.resolve())
+        stack.callback(memory.close)
+        corpus_paths = [scenario.base_dir / p for p in scenario.roles.researcher.corpus]
+        missing = [str(p) for p in corpus_paths if not p.exists()]
+        if missing:
+            text = f"corpus path(s) not found: {', '.join(missing)}"
+            raise RunError(text)
+        corpus = Corpus(corpus_paths)
+
+        factory_models = dict(scenario.models)
+        if options.model_override is not None:
+            factory_models = dict.fromkeys(scenario.models, options.model_override)
+        factory = ModelFactory(
+            factory_models, scenario.scripted_answers(), recorded=options.recorded_answers
+        )
+
+        console.print("[dim]starting the sandbox pool…[/]")
+        make_sandbox = options.sandbox_factory or _default_sandbox
+        runner_sandbox = await stack.enter_async_context(make_sandbox(scenario, run_id))
+
+        extras_common: dict[str, Any] = {
+            "memory": memory,
+            "recall": scenario.roles.reflector.recall,
+        }
+        for name, cls in ROLE_CLASSES.items():
+            settings: RoleSettings = getattr(scenario.roles, name)
+            instances = settings.instances if name in WORKER_ROLES else 1
+            for i in range(instances):
+                extras = dict(extras_common)
+                if name == "manager":
+                    extras.update(capacity=_capacity(scenario), budgets=scenario.budgets)
+                elif name == "researcher":
+                    extras["corpus"] = corpus
+                elif name == "coder":
+                    extras.update(
+                        sandbox=runner_sandbox, sandbox_timeout_s=scenario.sandbox.timeout_s
+                    )
+                needs_model = name in ("planner", "researcher", "coder") or (
+                    name == "critic" and scenario.roles.critic.model_review
+                )
+                ctx = RoleContext(
+                    run_id=run_id,
+                    connect=connect,
+                    settings=settings,
+                    instance=str(i),
+                    model=factory.build(settings.model, name) if needs_model else None,
+                    run_dir=run_dir,
+                    extras=extras,
+                )
+                role = cls(ctx)
+                await role.start()
+                roles.append(role)
+                stack.push_async_callback(role.stop)
+
+        goal = Goal(text=scenario.goal.text, inputs=scenario.goal.inputs)
+        console.print(f"[bold]run {run_id}[/]: {scenario.goal.text}", highlight=False)
+        with view:
+            await observer.send(run_id, "runner/0", goal)
+            wall = scenario.budgets.wall_s
+            try:
+                await asyncio.wait_for(
+                    final_seen.wait(), None if wall is None else wall + options.grace_s
+                )
+            except TimeoutError:
+                log.error("no final message in time", run=run_id)
+            except asyncio.CancelledError:
+                await _abort(observer, run_id, final_seen)
+                await _export(observer, roles, run_id, run_dir / "log.jsonl")
+                raise
+        log_path = await _export(observer, roles, run_id, run_dir / "log.jsonl")
+
+    outcome = RunOutcome(run_id, run_dir, state.final, log_path, state)
+    _write_json(run_dir / "summary.json", _summary(outcome))
+    if options.live:
+        render_summary(console, state, run_dir, log_path)
+    return outcome
+
+
+async def _export(observer: Bus, roles: list[Role], run_id: str, path: Path) -> Path:
+    """Stop the roles (they finish reacting first), then export the whole log."""
+    for role in reversed(roles):
+        await role.stop()
+    with contextlib.suppress(BusError):
+        await observer.flush()
+    count = await runlog.export_jsonl(observer, run_id, path)
+    log.info("exported run log", path=str(path), messages=count)
+    return path
+
+
+async def _abort(bus: Bus, run_id: str, final_seen: asyncio.Event) -> None:
+    """On Ctrl-C: ask the manager to stop cleanly and give it a moment to say so."""
+    with contextlib.suppress(Exception):
+        await bus.send(
+            run_id, "runner/0", Control(action="abort", reason="interrupted", by="runner")
+        )
+        await asyncio.wait_for(asyncio.shield(final_seen.wait()), 5)
+
+
+def _summary(outcome: RunOutcome) -> dict[str, Any]:
+    s = outcome.state
+    final = outcome.final
+    return {
+        "run_id": outcome.run_id,
+        "status": final.status if final else "no final message",
+        "reason": final.reason if final else "",
+        "answer": final.answer if final else None,
+        "tasks": {
+            t.id: {"role": t.role, "state": t.state, "attempts": t.attempts}
+            for t in s.tasks.values()
+        },
+        "model_calls": s.calls,
+        "tokens_in": s.tokens_in,
+        "tokens_out": s.tokens_out,
+        "cost": s.cost,
+        "sandbox_s": s.sandbox_s,
+        "replans": s.replans,
+        "critiques": [c.model_dump() for c in s.critiques],
+        "max_in_flight": s.max_in_flight,
+        "messages": s.messages,
+        "log": str(outcome.log_path) if outcome.log_path else None,
+    }
