@@ -17,7 +17,7 @@ from rapidfuzz import fuzz
 
 from bus.payloads import TaskSpec
 
-__all__ = ["PlanCheck", "longest_paths", "priority_key", "validate_plan"]
+__all__ = ["PlanCheck", "longest_paths", "near_duplicates", "priority_key", "validate_plan"]
 
 _ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -42,19 +42,27 @@ class PlanCheck:
         return not self.errors
 
 
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def near_duplicates(a: TaskSpec, b: TaskSpec, threshold: float) -> bool:
+    """Same role, same inputs, descriptions ``threshold`` similar and differing in at most
+    one word in ten (never in a number), so "count to 100" and "count to 1000" stay apart."""
+    if a.role != b.role or set(a.inputs) != set(b.inputs):
+        return False
+    if fuzz.token_sort_ratio(a.description, b.description) < threshold:
+        return False
+    wa, wb = set(_WORDS.findall(a.description.lower())), set(_WORDS.findall(b.description.lower()))
+    differ = wa ^ wb
+    if any(w.isdigit() for w in differ):
+        return False
+    return len(differ) <= max(1, len(wa | wb) // 10)
+
+
 def _merge_duplicates(tasks: list[TaskSpec], threshold: float, check: PlanCheck) -> list[TaskSpec]:
     kept: list[TaskSpec] = []
     for task in tasks:
-        twin = next(
-            (
-                k
-                for k in kept
-                if k.role == task.role
-                and set(k.inputs) == set(task.inputs)
-                and fuzz.token_sort_ratio(k.description, task.description) >= threshold
-            ),
-            None,
-        )
+        twin = next((k for k in kept if near_duplicates(k, task, threshold)), None)
         if twin is None:
             kept.append(task)
             continue

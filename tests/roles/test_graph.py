@@ -1,0 +1,165 @@
+"""Plan validation, duplicate merging and priorities (pure logic)."""
+
+from __future__ import annotations
+
+from bus.payloads import TaskSpec
+from roles.manager.graph import longest_paths, priority_key, validate_plan
+
+ROLES = {"researcher", "coder"}
+
+
+def t(id: str, role: str = "coder", desc: str | None = None, **kw: object) -> TaskSpec:
+    return TaskSpec(id=id, role=role, description=desc or f"do {id} carefully", **kw)  # type: ignore[arg-type]
+
+
+def test_valid_plan_passes() -> None:
+    check = validate_plan(
+        [t("a", outputs=["x"]), t("b", inputs=["x", "g"], depends_on=["a"], outputs=["answer"])],
+        roles=ROLES,
+        available={"g"},
+    )
+    assert check.ok, check.errors
+    assert list(check.tasks) == ["a", "b"]
+
+
+def test_cycle_is_named() -> None:
+    check = validate_plan(
+        [t("a", depends_on=["c"]), t("b", depends_on=["a"]), t("c", depends_on=["b"])],
+        roles=ROLES,
+        available=set(),
+    )
+    assert not check.ok
+    assert check.errors[0].startswith("the tasks form a cycle")
+    assert all(x in check.errors[0] for x in "abc")
+
+
+def test_self_dependency_is_a_cycle() -> None:
+    check = validate_plan([t("a", depends_on=["a"])], roles=ROLES, available=set())
+    assert "cycle" in check.errors[0]
+
+
+def test_unknown_role() -> None:
+    check = validate_plan([t("a", role="astrologer")], roles=ROLES, available=set())
+    assert check.errors == ["task 'a' names unknown role 'astrologer' (known: coder, researcher)"]
+
+
+def test_missing_input() -> None:
+    check = validate_plan([t("a", inputs=["nowhere"])], roles=ROLES, available={"g"})
+    assert check.errors == [
+        "input 'nowhere' of task 'a' is provided by no upstream task and not by the goal"
+    ]
+
+
+def test_input_from_a_task_that_is_not_upstream() -> None:
+    check = validate_plan(
+        [t("a", outputs=["x"]), t("b", inputs=["x"])], roles=ROLES, available=set()
+    )
+    assert check.errors == [
+        "input 'x' of task 'b' comes from task 'a', but 'b' does not depend on 'a'"
+    ]
+
+
+def test_transitive_upstream_input_is_fine() -> None:
+    check = validate_plan(
+        [t("a", outputs=["x"]), t("b", depends_on=["a"]), t("c", inputs=["x"], depends_on=["b"])],
+        roles=ROLES,
+        available=set(),
+    )
+    assert check.ok, check.errors
+
+
+def test_unknown_dependency_duplicate_id_and_bad_id() -> None:
+    assert (
+        "not in the plan"
+        in validate_plan([t("a", depends_on=["z"])], roles=ROLES, available=set()).errors[0]
+    )
+    assert "used twice" in validate_plan([t("a"), t("a")], roles=ROLES, available=set()).errors[0]
+    assert "must be 1-64" in validate_plan([t("a b")], roles=ROLES, available=set()).errors[0]
+
+
+def test_output_made_twice_is_refused() -> None:
+    check = validate_plan(
+        [t("a", desc="count primes", outputs=["x"]), t("b", desc="write a poem", outputs=["x"])],
+        roles=ROLES,
+        available=set(),
+    )
+    assert check.errors == ["output 'x' is produced by both 'a' and 'b'"]
+
+
+def test_near_duplicates_are_merged_and_dependants_rewired() -> None:
+    check = validate_plan(
+        [
+            t("a", desc="Count the prime numbers below the limit", inputs=["limit"], outputs=["n"]),
+            t(
+                "a2",
+                desc="Count the prime numbers below the limit.",
+                inputs=["limit"],
+                outputs=["count"],
+            ),
+            t(
+                "b",
+                role="researcher",
+                desc="explain the result",
+                inputs=["count"],
+                depends_on=["a2"],
+            ),
+        ],
+        roles=ROLES,
+        available={"limit"},
+    )
+    assert check.ok, check.errors
+    assert check.merged == {"a2": "a"}
+    assert list(check.tasks) == ["a", "b"]
+    assert check.tasks["b"].depends_on == ["a"]
+    assert check.tasks["b"].inputs == ["n"]
+    assert check.aliases == {"count": "n"}
+
+
+def test_different_roles_or_inputs_are_not_duplicates() -> None:
+    same_desc = "Summarise the findings about primes"
+    check = validate_plan(
+        [
+            t("a", desc=same_desc),
+            t("b", role="researcher", desc=same_desc),
+            t("c", desc=same_desc, inputs=["g"]),
+        ],
+        roles=ROLES,
+        available={"g"},
+    )
+    assert check.merged == {}
+
+
+def test_completed_tasks_are_kept_and_their_outputs_available() -> None:
+    check = validate_plan(
+        [t("a", outputs=["x"]), t("b", inputs=["x"], depends_on=["a"])],
+        roles=ROLES,
+        available={"x"},
+        completed={"a"},
+    )
+    assert check.ok, check.errors
+    assert check.kept == ["a"]
+    assert list(check.tasks) == ["b"]
+
+
+def test_priority_value_per_effort_then_longest_path() -> None:
+    tasks = {
+        "cheap": t("cheap", effort=1, value=5),
+        "long": t("long", effort=1, value=1),
+        "tail": t("tail", effort=5, value=1, depends_on=["long"]),
+        "short": t("short", effort=1, value=1),
+    }
+    longest = longest_paths(tasks)
+    assert longest == {"cheap": 1, "long": 6, "tail": 5, "short": 1}
+    order = sorted(["short", "long", "cheap"], key=lambda i: priority_key(tasks[i], longest[i]))
+    assert order == ["cheap", "long", "short"]
+
+
+def test_numbers_and_distinct_words_keep_tasks_apart() -> None:
+    from roles.manager.graph import near_duplicates
+
+    a = t("a", desc="Count the primes below 100 with a sieve")
+    b = t("b", desc="Count the primes below 1000 with a sieve")
+    c = t("c", desc="Count the primes below 100 with a sieve.")
+    assert not near_duplicates(a, b, 90)
+    assert near_duplicates(a, c, 90)
+    assert not near_duplicates(t("x", desc="do a carefully"), t("y", desc="do b carefully"), 90)

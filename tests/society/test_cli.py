@@ -1,0 +1,71 @@
+"""The CLI's thin edge: validate, schema, version (CliRunner and a real subprocess)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from society.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+def test_validate_ok() -> None:
+    result = runner.invoke(app, ["validate", str(ROOT / "scenarios" / "quickstart.yaml")])
+    assert result.exit_code == 0, result.output
+    assert "ok" in result.output
+
+
+def test_validate_broken_copy_exits_2_with_location(tmp_path: Path) -> None:
+    text = (ROOT / "scenarios" / "quickstart.yaml").read_text()
+    bad = tmp_path / "quickstart.yaml"
+    bad.write_text(text.replace("  wall_s: 300", "  wal_s: 300"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "society.cli", "validate", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    line = next(i for i, ln in enumerate(bad.read_text().splitlines(), 1) if "wal_s" in ln)
+    assert f"{bad}:{line}: budgets.wal_s: unknown key" in proc.stderr.replace("\n", "")
+    assert "Traceback" not in proc.stderr
+
+
+def test_validate_missing_file_exits_2() -> None:
+    result = runner.invoke(app, ["validate", "does/not/exist.yaml"])
+    assert result.exit_code == 2
+
+
+def test_schema_is_json_schema_of_every_payload() -> None:
+    result = runner.invoke(app, ["schema"])
+    assert result.exit_code == 0
+    doc = json.loads(result.stdout)
+    assert doc["title"] == "Envelope"
+    text = json.dumps(doc)
+    for kind in (
+        "goal",
+        "plan",
+        "task",
+        "result",
+        "critique",
+        "usage",
+        "control",
+        "final",
+        "dead_letter",
+    ):
+        assert f'"const": "{kind}"' in text
+    scenario = json.loads(runner.invoke(app, ["schema", "scenario"]).stdout)
+    assert "goal" in scenario["properties"]
+
+
+def test_version_and_help() -> None:
+    assert "society" in runner.invoke(app, ["version"]).stdout
+    help_text = runner.invoke(app, ["--help"]).stdout
+    for command in ("run", "validate", "schema", "version"):
+        assert command in help_text
