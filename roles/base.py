@@ -10,6 +10,7 @@ next prompt.
 from __future__ import annotations
 
 import asyncio
+import collections
 import os
 import socket
 from collections.abc import Coroutine, Sequence
@@ -234,6 +235,34 @@ class Role:
         raise ModelAnswerError(what, tries, last_error)
 
 
+class _Slots:
+    """A counting gate with O(1) acquire (asyncio.Semaphore.locked scans its waiters)."""
+
+    def __init__(self, size: int) -> None:
+        self.free = size
+        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
+
+    async def __aenter__(self) -> None:
+        while self.free <= 0:
+            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._waiters.append(fut)
+            try:
+                await fut
+            except asyncio.CancelledError:
+                if fut in self._waiters:
+                    self._waiters.remove(fut)
+                raise
+        self.free -= 1
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.free += 1
+        while self._waiters:
+            fut = self._waiters.popleft()
+            if not fut.done():
+                fut.set_result(None)
+                break
+
+
 class WorkerRole(Role):
     """A role that takes tasks from ``task.<role>`` (queue group: the role name).
 
@@ -243,7 +272,7 @@ class WorkerRole(Role):
 
     def __init__(self, ctx: RoleContext) -> None:
         super().__init__(ctx)
-        self._slots = asyncio.Semaphore(ctx.settings.concurrency)
+        self._slots = _Slots(ctx.settings.concurrency)
         self._running: dict[str, asyncio.Task[Any]] = {}
 
     def subscriptions(self) -> list[tuple[str, str | None]]:

@@ -32,7 +32,7 @@ class RoleSettings(StrictModel):
 
     model: str = "default"
     """Name of the model (in the scenario's ``models``) this role calls."""
-    concurrency: int = Field(default=1, ge=1, le=256)
+    concurrency: int = Field(default=1, ge=1, le=10_000)
     """How many tasks one instance of this role works on at once."""
     instances: int = Field(default=1, ge=1, le=64)
     """How many instances of the role the runner starts (each with its own connection)."""

@@ -48,3 +48,31 @@ def nats_url(nats_server: EmbeddedServer) -> str:
 def run_id() -> str:
     """A run id of its own for each test, so tests sharing a server never see each other."""
     return f"t{uuid.uuid4().hex[:12]}"
+
+
+def docker_ready(image: str) -> tuple[bool, str]:
+    """Whether a Docker daemon answers and has ``image``; the reason when not."""
+    try:
+        import docker
+        import docker.errors
+
+        client = docker.from_env(version="auto", timeout=10)
+        try:
+            client.images.get(image)
+        finally:
+            client.close()
+    except Exception as exc:
+        return False, f"Docker or the image {image} is not available ({exc}); run scripts/setup"
+    return True, ""
+
+
+@pytest.fixture(scope="session")
+async def shared_sandbox() -> AsyncIterator[object]:
+    """One warm sandbox pool shared by the society tests (each execution is isolated)."""
+    from sandbox import Sandbox, SandboxSettings
+
+    settings = SandboxSettings(pool_size=2, timeout_s=20)
+    ok, why = docker_ready(settings.image)
+    require(ok, why)
+    async with Sandbox(settings, label="pytest-society") as sandbox:
+        yield sandbox

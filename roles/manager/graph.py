@@ -61,19 +61,23 @@ def near_duplicates(a: TaskSpec, b: TaskSpec, threshold: float) -> bool:
 
 def _merge_duplicates(tasks: list[TaskSpec], threshold: float, check: PlanCheck) -> list[TaskSpec]:
     kept: list[TaskSpec] = []
+    # Only tasks of one role with the same inputs can be duplicates: compare within groups.
+    groups: dict[tuple[str, frozenset[str]], list[int]] = {}
     for task in tasks:
-        twin = next((k for k in kept if near_duplicates(k, task, threshold)), None)
-        if twin is None:
+        group = groups.setdefault((task.role, frozenset(task.inputs)), [])
+        twin_at = next((i for i in group if near_duplicates(kept[i], task, threshold)), None)
+        if twin_at is None:
+            group.append(len(kept))
             kept.append(task)
             continue
+        twin = kept[twin_at]
         check.merged[task.id] = twin.id
         if len(task.outputs) == 1 and len(twin.outputs) == 1:
             if task.outputs[0] != twin.outputs[0]:
                 check.aliases[task.outputs[0]] = twin.outputs[0]
         else:
             extra = [o for o in task.outputs if o not in twin.outputs]
-            merged = twin.model_copy(update={"outputs": [*twin.outputs, *extra]})
-            kept[kept.index(twin)] = merged
+            kept[twin_at] = twin.model_copy(update={"outputs": [*twin.outputs, *extra]})
     if not check.merged:
         return kept
     result = []

@@ -57,6 +57,7 @@ class Scheduler:
         self.values: dict[str, JsonValue] = dict(values or {})
         """Named values known so far: goal inputs and outputs of completed tasks."""
         self.aliases = dict(aliases or {})
+        self._done = 0
         self._dependants: dict[str, list[str]] = {tid: [] for tid in tasks}
         self._ready: dict[str, list[tuple[tuple[float, float, str], str]]] = {}
         longest = longest_paths(tasks)
@@ -108,6 +109,8 @@ class Scheduler:
         """Record a result; returns the ids of tasks that became ready."""
         st = self.status[tid]
         self._release(st)
+        if st.state is not TaskState.DONE:
+            self._done += 1
         st.state = TaskState.DONE
         st.outputs = dict(outputs)
         self.values.update(outputs)
@@ -150,7 +153,7 @@ class Scheduler:
     @property
     def finished(self) -> bool:
         """Every task is done."""
-        return all(st.state is TaskState.DONE for st in self.status.values())
+        return self._done == len(self.status)
 
     def completed_outputs(self) -> dict[str, dict[str, JsonValue]]:
         """Outputs of done tasks, by task id."""

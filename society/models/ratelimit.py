@@ -115,6 +115,11 @@ class _Wait:
         self._exp = wait_exponential_jitter(initial=0.5, max=max_wait)
         self.max_wait = max_wait
 
+    def first(self, exc: BaseException) -> float:
+        """The wait before the first retry."""
+        hinted = retry_after(exc)
+        return min(hinted, self.max_wait) if hinted is not None else 0.5
+
     def __call__(self, state: Any) -> float:
         exc = state.outcome.exception() if state.outcome else None
         hinted = retry_after(exc) if exc is not None else None
@@ -151,23 +156,34 @@ class RateLimitedClient(ChatCompletionClient):
     ) -> CreateResult:
         """Create, within the limits, retrying rate-limit answers."""
         estimate = self.inner.count_tokens(messages) if self.limiter and self.limiter.tokens else 0
-        async for attempt in AsyncRetrying(
-            retry=retry_if_exception(is_rate_limited),
-            stop=stop_after_attempt(self.max_tries),
-            wait=_Wait(self.max_wait),
-            reraise=True,
-        ):
-            with attempt:
-                if self.limiter is not None:
-                    await self.limiter.acquire(estimate)
-                result = await self.inner.create(
-                    messages,
-                    tools=tools,
-                    tool_choice=tool_choice,
-                    json_output=json_output,
-                    extra_create_args=extra_create_args,
-                    cancellation_token=cancellation_token,
-                )
+
+        async def once() -> CreateResult:
+            if self.limiter is not None:
+                await self.limiter.acquire(estimate)
+            return await self.inner.create(
+                messages,
+                tools=tools,
+                tool_choice=tool_choice,
+                json_output=json_output,
+                extra_create_args=extra_create_args,
+                cancellation_token=cancellation_token,
+            )
+
+        try:
+            result = await once()
+        except Exception as exc:
+            if not is_rate_limited(exc):
+                raise
+            # The provider refused: back off (honouring Retry-After) and try again, bounded.
+            await asyncio.sleep(_Wait(self.max_wait).first(exc))
+            async for attempt in AsyncRetrying(
+                retry=retry_if_exception(is_rate_limited),
+                stop=stop_after_attempt(self.max_tries - 1),
+                wait=_Wait(self.max_wait),
+                reraise=True,
+            ):
+                with attempt:
+                    result = await once()
         if self.limiter is not None:
             used = result.usage.prompt_tokens + result.usage.completion_tokens
             self.limiter.settle(estimate, used)

@@ -1,0 +1,112 @@
+"""A small local HTTP server that speaks the OpenAI chat-completions API, for tests of
+the OpenAI-compatible path with the real openai SDK (no mock objects).
+
+``respond(request_json) -> str`` decides each answer; ``rate_limit_first`` answers that
+many requests with HTTP 429 and a Retry-After header first.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Responder = Callable[[dict[str, Any]], str]
+
+
+class ChatServer:
+    """Records requests; answers with ``respond``."""
+
+    def __init__(
+        self, respond: Responder, *, rate_limit_first: int = 0, retry_after: float = 0.2
+    ) -> None:
+        self.respond = respond
+        self.rate_limit_left = rate_limit_first
+        self.retry_after = retry_after
+        self.requests: list[dict[str, Any]] = []
+        self.refused = 0
+        self.auth_headers: list[str] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                server.auth_headers.append(self.headers.get("authorization", ""))
+                with server._lock:
+                    limited = server.rate_limit_left > 0
+                    if limited:
+                        server.rate_limit_left -= 1
+                        server.refused += 1
+                if not self.path.endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": "not found"}})
+                    return
+                if limited:
+                    self._send(
+                        429,
+                        {"error": {"message": "rate limited", "type": "rate_limit_exceeded"}},
+                        {"retry-after": str(server.retry_after)},
+                    )
+                    return
+                server.requests.append(body)
+                text = server.respond(body)
+                prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
+                usage = {
+                    "prompt_tokens": prompt_chars // 4 + 1,
+                    "completion_tokens": len(text) // 4 + 1,
+                    "total_tokens": prompt_chars // 4 + len(text) // 4 + 2,
+                }
+                self._send(
+                    200,
+                    {
+                        "id": f"chatcmpl-{len(server.requests)}",
+                        "object": "chat.completion",
+                        "created": int(time.time()),
+                        "model": body.get("model", "local"),
+                        "choices": [
+                            {
+                                "index": 0,
+                                "message": {"role": "assistant", "content": text},
+                                "finish_reason": "stop",
+                            }
+                        ],
+                        "usage": usage,
+                    },
+                )
+
+            def _send(
+                self, code: int, doc: dict[str, Any], headers: dict[str, str] | None = None
+            ) -> None:
+                data = json.dumps(doc).encode()
+                self.send_response(code)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+
+@contextmanager
+def chat_server(respond: Responder, **kw: Any) -> Iterator[ChatServer]:
+    """Run a `ChatServer` in a thread for the duration of the block."""
+    server = ChatServer(respond, **kw)
+    thread = threading.Thread(target=server.httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.httpd.shutdown()
+        server.httpd.server_close()
+        thread.join(timeout=5)

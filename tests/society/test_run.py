@@ -1,0 +1,212 @@
+"""Whole runs over the real bus and the real Docker sandbox, with scripted models."""
+
+from __future__ import annotations
+
+import pytest
+
+from bus.payloads import (
+    ExecResult,
+    Final,
+    PlanDecision,
+    PlanRequest,
+    TaskAssignment,
+    TaskResult,
+    Usage,
+)
+
+from .conftest import ROOT, RunYaml, payloads, records
+
+pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(120)]
+
+
+async def test_quickstart_runs_branches_in_parallel_in_docker(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(ROOT / "scenarios" / "quickstart.yaml")
+    assert outcome.exit_code == 0, outcome.final
+    assert outcome.final is not None
+    assert "1229 primes below 10000" in (outcome.final.answer or "")
+    # two tasks in flight at once: both branches assigned before either result came back
+    kinds = [r.envelope.payload.type for r in records(outcome) if r.envelope]
+    first_result = kinds.index("result")
+    assert kinds[:first_result].count("task") == 2
+    runs = payloads(outcome, "exec_result")
+    assert len(runs) == 2
+    assert all(isinstance(r, ExecResult) and r.exit_code == 0 for r in runs)
+    report = outcome.run_dir / "artifacts" / "compare" / "report.md"
+    assert "1229" in report.read_text()
+    assert [a.name for a in outcome.final.artifacts] == ["report.md"]
+    assert (outcome.run_dir / "summary.json").is_file()
+
+
+async def test_failing_code_is_fixed_on_retry(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(ROOT / "scenarios" / "code_retry.yaml")
+    assert outcome.exit_code == 0
+    runs = payloads(outcome, "exec_result")
+    assert [r.exit_code for r in runs] == [1, 0]
+    assert "mediam" in runs[0].stderr
+    assert outcome.final is not None
+    assert outcome.final.answer == "mean 4.0000, median 4"
+
+
+async def test_invalid_plans_are_repaired(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(ROOT / "scenarios" / "plan_repair.yaml")
+    assert outcome.exit_code == 0
+    decisions = payloads(outcome, "plan_decision")
+    assert [d.accepted for d in decisions] == [False, False, True]
+    assert "cycle" in decisions[0].errors[0]
+    assert "algorithm_name" in decisions[1].errors[0]
+    requests = payloads(outcome, "plan_request")
+    assert [(r.reason, r.attempt) for r in requests] == [
+        ("initial", 1),
+        ("invalid", 2),
+        ("invalid", 3),
+    ]
+    assert requests[1].errors == decisions[0].errors
+
+
+CYCLIC = """
+name: cyclic
+goal: {text: Do two things that need each other.}
+models: {default: {provider: scripted}}
+roles: {manager: {max_plan_tries: 2}}
+script:
+  planner:
+    - answer: {success_criteria: [done], tasks: [{id: a, role: coder, description: first, depends_on: [b]}, {id: b, role: coder, description: second, depends_on: [a]}]}
+    - answer: {success_criteria: [done], tasks: [{id: a, role: coder, description: first, depends_on: [b]}, {id: b, role: coder, description: second, depends_on: [a]}]}
+"""
+
+
+async def test_a_plan_that_stays_cyclic_fails_cleanly(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(CYCLIC)
+    assert outcome.exit_code == 1
+    assert outcome.final is not None
+    assert outcome.final.status == "failed"
+    assert "no valid plan after 2 tries" in outcome.final.reason
+    assert "cycle" in outcome.final.reason
+    kinds = [r.envelope.payload.type for r in records(outcome) if r.envelope]
+    assert kinds.count("plan") == 2
+    assert kinds.count("plan_decision") == 2
+    assert "final" in kinds
+
+
+NONSENSE = """
+name: nonsense
+goal: {text: Anything at all.}
+models: {default: {provider: scripted}}
+roles: {planner: {max_parse_tries: 2}}
+script:
+  planner:
+    - answer: "I think we should just wing it."
+    - answer: '{"tasks": "many"}'
+"""
+
+
+async def test_a_planner_answering_nonsense_fails_cleanly(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(NONSENSE)
+    assert outcome.exit_code == 1
+    assert outcome.final is not None
+    assert "the planner could not produce a plan" in outcome.final.reason
+    assert "did not validate after 2 tries" in outcome.final.reason
+    usages = [u for u in payloads(outcome, "usage") if u.kind == "model"]
+    assert [u.answer for u in usages] == ["I think we should just wing it.", '{"tasks": "many"}']
+
+
+STRUCTURED_RETRY = """
+name: structured_retry
+goal: {text: Explain what a prime number is.}
+models: {default: {provider: scripted}}
+script:
+  planner:
+    - answer: {success_criteria: [a definition is given], tasks: [{id: define, role: researcher, description: Explain what a prime number is., outputs: [answer]}]}
+  researcher:
+    - answer: "Primes are numbers divisible only by one and themselves."
+    - answer: {outputs: {definition: "wrong key"}, summary: "oops"}
+    - answer: {outputs: {answer: "A prime is a natural number above 1 divisible only by 1 and itself."}}
+"""
+
+
+async def test_answer_that_does_not_validate_twice_then_validates(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(STRUCTURED_RETRY)
+    assert outcome.exit_code == 0, outcome.final
+    assert outcome.final is not None
+    assert outcome.final.answer is not None
+    assert outcome.final.answer.startswith("A prime is")
+    calls = [
+        r.envelope
+        for r in records(outcome)
+        if r.envelope and r.envelope.role == "researcher" and r.envelope.payload.type == "usage"
+    ]
+    assert len(calls) == 3
+    assert calls[0].payload.answer.startswith("Primes are")  # type: ignore[union-attr]
+
+
+REPLAN_AFTER_FAILURE = """
+name: replan_after_failure
+goal: {text: Compute the sum of the numbers and describe it.}
+models: {default: {provider: scripted}}
+roles:
+  manager: {max_task_retries: 0}
+  coder: {max_attempts: 2}
+budgets: {replans: 1}
+script:
+  planner:
+    - answer:
+        success_criteria: [the sum is computed]
+        tasks:
+          - {id: describe, role: researcher, description: Describe what summing numbers means., outputs: [meaning]}
+          - {id: add, role: coder, description: Add up the numbers one to ten., outputs: [answer], inputs: [meaning], depends_on: [describe]}
+    - match: "revision 2"
+      answer:
+        success_criteria: [the sum is computed]
+        tasks:
+          - {id: add_again, role: researcher, description: State the sum of the numbers one to ten., inputs: [meaning], outputs: [answer]}
+  researcher:
+    - match: Describe what summing
+      answer: {outputs: {meaning: "adding them all together"}}
+    - match: State the sum
+      answer: {outputs: {answer: "The sum of 1..10 is 55."}}
+  coder:
+    - answer: "```python\\nraise SystemExit('no luck')\\n```"
+    - answer: "```python\\nraise SystemExit('still no luck')\\n```"
+"""
+
+
+async def test_failed_task_triggers_a_replan_that_keeps_completed_work(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(REPLAN_AFTER_FAILURE)
+    assert outcome.exit_code == 0, outcome.final
+    requests: list[PlanRequest] = payloads(outcome, "plan_request")
+    assert [r.reason for r in requests] == ["initial", "failure"]
+    assert requests[1].completed == {"describe": {"meaning": "adding them all together"}}
+    assert "add" in requests[1].failed
+    assigned = [a.task.id for a in payloads(outcome, "task") if isinstance(a, TaskAssignment)]
+    assert assigned == ["describe", "add", "add_again"]  # "describe" is not redone
+    results: list[TaskResult] = payloads(outcome, "result")
+    assert [(r.task_id, r.status) for r in results] == [
+        ("describe", "done"),
+        ("add", "failed"),
+        ("add_again", "done"),
+    ]
+    assert outcome.final is not None
+    assert outcome.final.answer == "The sum of 1..10 is 55."
+
+
+async def test_failure_with_no_replans_left_stops_with_the_reason(run_yaml: RunYaml) -> None:
+    text = REPLAN_AFTER_FAILURE.replace("budgets: {replans: 1}", "budgets: {replans: 0}")
+    outcome = await run_yaml(text)
+    assert outcome.exit_code == 1
+    final: Final = payloads(outcome, "final")[0]
+    assert final.status == "failed"
+    assert "task add failed after 1 attempts" in final.reason
+    assert "still no luck" in final.reason
+    assert final.outputs == {"meaning": "adding them all together"}  # partial results kept
+    decisions: list[PlanDecision] = payloads(outcome, "plan_decision")
+    assert len(decisions) == 1
+
+
+async def test_every_model_call_is_recorded_with_its_answer(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(ROOT / "scenarios" / "quickstart.yaml")
+    usages: list[Usage] = [u for u in payloads(outcome, "usage") if u.kind == "model"]
+    assert len(usages) == 4
+    assert all(u.fingerprint and u.answer and u.tokens_in > 0 for u in usages)
+    sandbox = [u for u in payloads(outcome, "usage") if u.kind == "sandbox"]
+    assert len(sandbox) == 2
+    assert all(u.sandbox_s > 0 for u in sandbox)
