@@ -112,7 +112,7 @@ def retry_after(exc: BaseException) -> float | None:
 
 class _Wait:
     def __init__(self, max_wait: float) -> None:
-        self._exp = wait_exponential_jitter(initial=0.5, max=max_wait)
+        self._exp = wait_exponential_jitter(max=max_wait)
         self.max_wait = max_wait
 
     def first(self, exc: BaseException) -> float:

@@ -210,3 +210,39 @@ async def test_every_model_call_is_recorded_with_its_answer(run_yaml: RunYaml) -
     sandbox = [u for u in payloads(outcome, "usage") if u.kind == "sandbox"]
     assert len(sandbox) == 2
     assert all(u.sandbox_s > 0 for u in sandbox)
+
+
+PRIORITY = """
+name: priority
+goal: {text: Answer three questions about primes.}
+models: {default: {provider: scripted}}
+roles: {researcher: {concurrency: 1}}
+script:
+  planner:
+    - answer:
+        success_criteria: [three answers]
+        tasks:
+          - {id: low, role: researcher, description: "Is 1 a prime number?", outputs: [a1], value: 1, effort: 2}
+          - {id: high, role: researcher, description: "Is 2 a prime number?", outputs: [a2], value: 4, effort: 1}
+          - {id: mid, role: researcher, description: "Is 9 a prime number?", outputs: [a3], value: 2, effort: 1}
+  researcher:
+    - {match: "Is 1 ", answer: {outputs: {a1: "no"}}}
+    - {match: "Is 2 ", answer: {outputs: {a2: "yes"}}}
+    - {match: "Is 9 ", answer: {outputs: {a3: "no"}}}
+"""
+
+
+async def test_dispatch_follows_priority_when_capacity_is_short(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(PRIORITY)
+    assert outcome.exit_code == 0, outcome.final
+    assigned = [a.task.id for a in payloads(outcome, "task")]
+    assert assigned == ["high", "mid", "low"]
+    assert outcome.state.max_in_flight == 1
+
+
+async def test_independent_tasks_are_dispatched_together(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(PRIORITY.replace("concurrency: 1", "concurrency: 3"))
+    assert outcome.exit_code == 0, outcome.final
+    kinds = [r.envelope.payload.type for r in records(outcome) if r.envelope]
+    assert kinds.index("result") > max(i for i, k in enumerate(kinds) if k == "task")
+    assert outcome.state.max_in_flight == 3
