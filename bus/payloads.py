@@ -268,6 +268,8 @@ class Critique(_Payload):
     """Ids of the messages that show the problem."""
     recommendation: str = ""
     goal_satisfied: bool | None = None
+    revision: int = 0
+    """The plan revision the critique judged (0: before any plan)."""
 
 
 class Lesson(_Payload):

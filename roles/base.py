@@ -71,6 +71,8 @@ class Role:
         self.bus = Bus(ctx.connect, name=f"{ctx.run_id}-{self.name}-{ctx.instance}")
         self.remarks: list[str] = []
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._consults: dict[str, asyncio.Future[str]] = {}
+        self._my_chats: set[str] = set()
         self.log = log.bind(role=self.name, instance=ctx.instance, run=ctx.run_id)
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -130,14 +132,63 @@ class Role:
     async def _dispatch(self, env: Envelope) -> None:
         payload = env.payload
         if isinstance(payload, Chat):
-            if env.sender != self.sender and payload.to in (None, self.name):
-                who = payload.by or env.role
-                self.remarks.append(f"{who} says: {payload.text}")
+            if env.sender == self.sender or payload.to not in (None, self.name):
+                return
+            parent = env.parent_id or ""
+            if parent in self._my_chats:
+                # A reply to something this role said: it answers a pending question, or
+                # it comes too late (the question was cancelled) and is dropped.
+                waiting = self._consults.get(parent)
+                if waiting is not None and not waiting.done():
+                    waiting.set_result(payload.text)
+            elif payload.by is None and payload.to == self.name and env.role != "runner":
+                self.spawn(self.on_question(env, payload))
+            else:
+                self.remarks.append(f"{payload.by or env.role} says: {payload.text}")
             return
         if isinstance(payload, Control):
             await self.on_control(env, payload)
             return
         await self.handle(env)
+
+    async def consult(
+        self,
+        role: str,
+        question: str,
+        *,
+        parent: Envelope | str | None,
+        task_id: str | None,
+        timeout: float = 120.0,
+    ) -> str:
+        """Ask another role a question (a chat message) and wait for its reply."""
+        future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+        qid = await self.say(Chat(text=question, to=role), parent=parent, task_id=task_id)
+        self._consults[qid] = future
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            msg = f"{role} did not answer within {timeout:g}s"
+            raise TaskFailed(msg) from None
+        finally:
+            self._consults.pop(qid, None)
+
+    async def say(
+        self, chat: Chat, *, parent: Envelope | str | None, task_id: str | None = None
+    ) -> str:
+        """Send a chat message, remembering it so replies to it are known as replies."""
+        mid = await self.send(chat, parent=parent, task_id=task_id)
+        if len(self._my_chats) > 10_000:
+            self._my_chats.clear()
+        self._my_chats.add(mid)
+        return mid
+
+    async def on_question(self, env: Envelope, chat: Chat) -> None:
+        """Another role asked this one something; the base cannot answer."""
+        await self.say(
+            Chat(text=f"{self.name} cannot answer questions", to=env.role),
+            parent=env,
+            task_id=env.task_id,
+        )
 
     async def handle(self, env: Envelope) -> None:
         """Handle one message of the role's subscriptions (subclasses override)."""

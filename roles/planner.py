@@ -8,7 +8,7 @@ from autogen_core.models import LLMMessage, UserMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from bus import Envelope
-from bus.payloads import Plan, PlanRequest, TaskSpec
+from bus.payloads import Chat, Plan, PlanRequest, TaskSpec
 from bus.subjects import Channel, subject
 from roles.base import Role
 from roles.errors import ModelAnswerError, TaskFailed
@@ -30,6 +30,10 @@ final answer to the goal.
 
 Answer with one JSON object only:
 {"success_criteria": [...], "tasks": [...], "rationale": "..."}"""
+
+
+CLARIFY = """You are the planner of a team of AI agents. A teammate asks you about the
+task you gave them. Answer briefly and concretely, in plain text."""
 
 
 class PlanAnswer(BaseModel):
@@ -75,6 +79,19 @@ class Planner(Role):
             ),
             parent=env,
         )
+
+    async def on_question(self, env: Envelope, chat: Chat) -> None:
+        """A role asks the planner for clarification: answer with the model."""
+        prompt: list[LLMMessage] = [
+            self.system_prompt(CLARIFY),
+            UserMessage(content=f"The {env.role} asks: {chat.text}", source=env.role),
+        ]
+        try:
+            reply = await self.call_model(prompt, parent=env, task_id=env.task_id)
+            text = reply.text
+        except (ModelAnswerError, TaskFailed) as exc:
+            text = f"(the planner could not answer: {exc})"
+        await self.say(Chat(text=text, to=env.role), parent=env, task_id=env.task_id)
 
     def prompt(self, request: PlanRequest) -> list[LLMMessage]:
         """The messages for a plan request."""

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any, Protocol
 
-from autogen_core.models import LLMMessage, UserMessage
-from pydantic import BaseModel, ConfigDict, JsonValue, create_model
+from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
+from pydantic import BaseModel, ConfigDict, JsonValue, create_model, model_validator
 
 from bus import Envelope
 from bus.payloads import TaskAssignment, TaskResult
 from roles.base import WorkerRole
+from roles.errors import TaskFailed
 from roles.memory import Corpus, Hit, Memory
 from roles.settings import ResearcherSettings
 
@@ -20,7 +21,9 @@ __all__ = ["Researcher", "WebSearch", "answer_model"]
 SYSTEM = """You are the researcher of a team of AI agents. You answer a task using the
 sources you are given (documents, lessons, search results) and your knowledge, say where
 each fact comes from, and never invent sources. Answer with one JSON object only:
-{"outputs": {<one key per requested output>}, "summary": "...", "sources": ["..."]}"""
+{"outputs": {<one key per requested output>}, "summary": "...", "sources": ["..."]}
+If the task is unclear, you may instead ask the planner one question:
+{"ask": "your question"}"""
 
 
 class WebSearch(Protocol):
@@ -31,17 +34,28 @@ class WebSearch(Protocol):
         ...
 
 
-def answer_model(outputs: list[str]) -> type[BaseModel]:
-    """A model that requires exactly the task's outputs, so a missing one is sent back."""
+class _Answer(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    ask: str | None = None
+    outputs: Any = None
+    summary: str = ""
+    sources: list[str] = []
+
+    @model_validator(mode="after")
+    def _one_of(self) -> _Answer:
+        if self.ask is None and self.outputs is None:
+            msg = "give either outputs or a question in ask"
+            raise ValueError(msg)
+        return self
+
+
+def answer_model(outputs: list[str]) -> type[_Answer]:
+    """A model that requires exactly the task's outputs (or a question), so a missing
+    output is sent back to the model with the error."""
     fields: dict[str, Any] = {name: (JsonValue, ...) for name in outputs}
     out_model = create_model("Outputs", __config__=ConfigDict(extra="ignore"), **fields)
-    return create_model(
-        "ResearchAnswer",
-        __config__=ConfigDict(extra="ignore"),
-        outputs=(out_model, ...),
-        summary=(str, ""),
-        sources=(list[str], []),
-    )
+    return create_model("ResearchAnswer", __base__=_Answer, outputs=(out_model | None, None))
 
 
 class Researcher(WorkerRole):
@@ -71,13 +85,24 @@ class Researcher(WorkerRole):
         if isinstance(settings, ResearcherSettings) and settings.web_search and web is not None:
             hits += await web.search(query, settings.max_hits)
         schema = answer_model(task.outputs)
-        answer = await self.ask_structured(
-            self.prompt(assignment, hits),
-            schema,
-            what="research answer",
-            parent=env,
-            task_id=task.id,
-        )
+        convo = self.prompt(assignment, hits)
+        consults = settings.max_consults if isinstance(settings, ResearcherSettings) else 0
+        for _ in range(consults + 1):
+            answer = await self.ask_structured(
+                convo, schema, what="research answer", parent=env, task_id=task.id
+            )
+            if answer.ask is None or answer.outputs is not None:
+                break
+            reply = await self.consult("planner", answer.ask, parent=env, task_id=task.id)
+            convo += [
+                AssistantMessage(content=json.dumps({"ask": answer.ask}), source=self.name),
+                UserMessage(
+                    content=f"The planner answered: {reply}\nNow answer the task.", source="planner"
+                ),
+            ]
+        if answer.outputs is None:
+            msg = f"the researcher kept asking questions instead of answering ({consults} asked)"
+            raise TaskFailed(msg)
         data = answer.model_dump()
         return TaskResult(
             task_id=task.id,

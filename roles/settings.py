@@ -67,6 +67,9 @@ class ResearcherSettings(RoleSettings):
     web_search: bool = False
     """Allow the pluggable web search tool (off by default)."""
     max_hits: int = Field(default=5, ge=1, le=50)
+    """Document passages put into the prompt."""
+    max_consults: int = Field(default=3, ge=0, le=50)
+    """Questions the researcher may ask the planner per task."""
 
 
 class CoderSettings(RoleSettings):

@@ -13,7 +13,16 @@ from autogen_core.models import UserMessage
 from pydantic import BaseModel, ConfigDict
 
 from bus import Envelope, subjects
-from bus.payloads import Critique, Final, Goal, TaskResult
+from bus.payloads import (
+    Chat,
+    Critique,
+    ExecResult,
+    Final,
+    Goal,
+    PlanDecision,
+    PlanRequest,
+    TaskResult,
+)
 from roles.base import Role, RoleContext
 from roles.critic.detectors import Finding, detect_all
 from roles.errors import ModelAnswerError, TaskFailed
@@ -40,6 +49,16 @@ class ReviewAnswer(BaseModel):
     recommendation: str = ""
 
 
+def _counts(env: Envelope) -> bool:
+    """Messages that count towards a periodic review: results, failed runs, role-to-role chat."""
+    p = env.payload
+    if isinstance(p, TaskResult):
+        return True
+    if isinstance(p, ExecResult):
+        return p.exit_code != 0 or p.timed_out
+    return isinstance(p, Chat) and p.to is not None and p.by is None
+
+
 class Critic(Role):
     """Watches everything of the run; names loops, stalls and drift with evidence."""
 
@@ -54,6 +73,8 @@ class Critic(Role):
         self.results_since_review = 0
         self.reported: set[str] = set()
         self.done = False
+        self.revision = 0
+        self.awaiting_plan = False
         self._reviewing = asyncio.Lock()
 
     def subscriptions(self) -> list[tuple[str, str | None]]:
@@ -80,7 +101,13 @@ class Critic(Role):
         if p.type in ("presence", "usage") or self.done:
             return
         self.history.append(env)
-        if isinstance(p, TaskResult):
+        if isinstance(p, PlanRequest) and p.reason != "initial":
+            self.awaiting_plan = True  # findings about the old plan no longer matter
+        if isinstance(p, PlanDecision) and p.accepted:
+            self.revision = p.revision
+            self.awaiting_plan = False
+            self.spawn(self.review(env))  # a plan that wanders off is caught before it runs
+        elif _counts(env):
             self.results_since_review += 1
             if self.results_since_review >= self.settings.every_results:
                 self.spawn(self.review(env))
@@ -95,6 +122,8 @@ class Critic(Role):
         """Run the detectors (and the model review if on); publish new findings."""
         async with self._reviewing:
             self.results_since_review = 0
+            if self.awaiting_plan:
+                return []
             findings = [
                 f for f in detect_all(self.history, self.goal, self.settings) if self._new(f)
             ]
@@ -111,6 +140,7 @@ class Critic(Role):
                     summary=f.summary,
                     evidence=list(f.evidence),
                     recommendation=f.recommendation,
+                    revision=self.revision,
                 )
                 await self.send(critique, parent=parent, task_id=None)
                 critiques.append(critique)

@@ -13,11 +13,19 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from bus import Envelope
-from bus.payloads import Chat, ExecRequest, ExecResult, Plan, TaskAssignment, TaskResult
+from bus.payloads import (
+    Chat,
+    ExecRequest,
+    ExecResult,
+    Plan,
+    PlanDecision,
+    TaskAssignment,
+    TaskResult,
+)
 from roles.memory import fts_query
 from roles.settings import CriticSettings
 
-__all__ = ["Finding", "detect_all", "error_signature", "words"]
+__all__ = ["Finding", "detect_all", "error_signature", "since_plan", "words"]
 
 
 @dataclass(frozen=True)
@@ -42,9 +50,19 @@ def error_signature(stderr: str) -> str:
     return _NUM.sub("N", _ADDR.sub("ADDR", last))[:300]
 
 
+_SUFFIXES = ("ing", "ed", "ly", "s")
+
+
+def _stem(word: str) -> str:
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
 def words(text: str) -> set[str]:
-    """Content words of a text (for drift)."""
-    return {w.strip('"') for w in fts_query(text, limit=200).split(" OR ") if w}
+    """Content words of a text, crudely stemmed (for drift)."""
+    return {_stem(w.strip('"')) for w in fts_query(text, limit=200).split(" OR ") if w}
 
 
 def _content(env: Envelope) -> str | None:
@@ -165,31 +183,46 @@ def detect_stall(
 
 
 def detect_drift(history: Sequence[Envelope], goal: str, s: CriticSettings) -> list[Finding]:
-    """Assigned tasks whose words barely overlap with the goal's."""
+    """Tasks of the latest plan that feed nothing towards the answer and whose words
+    barely overlap with the goal's."""
     goal_words = words(goal)
-    if not goal_words:
+    plan_env = next(
+        (e for e in reversed(history) if isinstance(e.payload, Plan) and e.payload.tasks), None
+    )
+    if not goal_words or plan_env is None:
         return []
+    assert isinstance(plan_env.payload, Plan)
+    tasks = plan_env.payload.tasks
+    consumed = {name for t in tasks for name in t.inputs} | {"answer"}
     drifting = []
-    for env in history:
-        p = env.payload
-        if isinstance(p, TaskAssignment):
-            task_words = words(p.task.description)
-            if task_words:
-                overlap = len(task_words & goal_words) / len(task_words | goal_words)
-                if overlap < s.drift_threshold:
-                    drifting.append(env)
-    if drifting:
-        names = ", ".join(sorted({e.payload.task.id for e in drifting}))  # type: ignore[union-attr]
-        return [
-            Finding(
-                "drift",
-                "drift",
-                f"tasks {names} have little to do with the goal",
-                tuple(e.id for e in drifting),
-                "drop the unrelated tasks and plan only work that serves the goal",
-            )
-        ]
-    return []
+    for task in tasks:
+        if consumed.intersection(task.outputs):
+            continue  # it feeds the answer path: not a wanderer, whatever its words
+        task_words = words(task.description)
+
+        if (
+            task_words
+            and len(task_words & goal_words) / len(task_words | goal_words) < s.drift_threshold
+        ):
+            drifting.append(task.id)
+    if not drifting:
+        return []
+    evidence = [plan_env.id] + [
+        e.id
+        for e in history
+        if isinstance(e.payload, TaskAssignment)
+        and e.payload.task.id in drifting
+        and e.ts >= plan_env.ts
+    ]
+    return [
+        Finding(
+            "drift",
+            "drift",
+            f"tasks {', '.join(drifting)} of plan revision {plan_env.payload.revision} have little to do with the goal",
+            tuple(evidence),
+            f"drop {', '.join(drifting)} and plan only work that serves the goal",
+        )
+    ]
 
 
 def detect_redo(history: Sequence[Envelope], s: CriticSettings) -> list[Finding]:
@@ -222,14 +255,24 @@ def detect_redo(history: Sequence[Envelope], s: CriticSettings) -> list[Finding]
     return findings
 
 
+def since_plan(history: Sequence[Envelope]) -> Sequence[Envelope]:
+    """The messages since the latest accepted plan (loops are judged per plan revision)."""
+    for i in range(len(history) - 1, -1, -1):
+        p = history[i].payload
+        if isinstance(p, PlanDecision) and p.accepted:
+            return history[i:]
+    return history
+
+
 def detect_all(
     history: Sequence[Envelope], goal: str, s: CriticSettings, now: float | None = None
 ) -> list[Finding]:
-    """Every detector, in a fixed order."""
+    """Every detector, in a fixed order; loop detectors look at the current plan revision."""
+    window = since_plan(history)
     return [
-        *detect_same_error(history, s),
-        *detect_repeats(history, s),
-        *detect_ping_pong(history, s),
+        *detect_same_error(window, s),
+        *detect_repeats(window, s),
+        *detect_ping_pong(window, s),
         *detect_redo(history, s),
         *detect_drift(history, goal, s),
         *detect_stall(history, s, now),

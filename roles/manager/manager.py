@@ -335,6 +335,8 @@ class Manager(Role):
         """A loop, stall or drift makes the manager replan (bounded), else stop."""
         if critique.verdict == "ok" or self.goal is None or self.replan_pending:
             return
+        if critique.revision and critique.revision < self.revision:
+            return  # about a plan that has been replaced already
         self.last_critique = critique
         why = f"critic ({critique.detector}): {critique.summary}"
         if critique.recommendation:

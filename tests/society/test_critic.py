@@ -1,0 +1,121 @@
+"""The critic, replanning and the reflector's lessons, on scenarios that provoke each failure."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bus.payloads import Critique, Final, Lesson, PlanRequest
+
+from .conftest import ROOT, RunYaml, payloads, records
+
+pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(120)]
+
+FAILURES = ROOT / "scenarios" / "failures"
+
+
+def evidence_types(outcome: object, critique: Critique) -> set[str]:
+    by_id = {r.envelope.id: r.envelope for r in records(outcome) if r.envelope}  # type: ignore[arg-type]
+    assert all(e in by_id for e in critique.evidence), "evidence must point at logged messages"
+    return {by_id[e].payload.type for e in critique.evidence}
+
+
+@pytest.mark.parametrize(
+    ("scenario", "detector", "verdict", "evidence", "kept"),
+    [
+        ("same_error", "same_error", "loop", {"exec_result"}, {"explain"}),
+        ("ping_pong", "ping_pong", "loop", {"chat"}, {"define"}),
+        ("drift", "drift", "drift", {"plan", "task"}, set()),
+        ("stall", "stall", "stall", {"plan"}, set()),
+    ],
+)
+async def test_each_failure_is_named_and_replanned(
+    run_yaml: RunYaml,
+    scenario: str,
+    detector: str,
+    verdict: str,
+    evidence: set[str],
+    kept: set[str],
+) -> None:
+    outcome = await run_yaml(FAILURES / f"{scenario}.yaml")
+    critiques: list[Critique] = payloads(outcome, "critique")
+    assert critiques, "the critic said nothing"
+    first = critiques[0]
+    assert (first.detector, first.verdict) == (detector, verdict)
+    assert evidence_types(outcome, first) <= evidence
+    assert len(first.evidence) >= 1
+    requests: list[PlanRequest] = payloads(outcome, "plan_request")
+    assert [(r.reason, r.revision) for r in requests] == [("initial", 1), ("critique", 2)]
+    assert requests[1].evidence == first.evidence
+    assert detector in (requests[1].critique or "")
+    assert set(requests[1].completed) == kept  # completed work is handed over, not redone
+    assigned = [a.task.id for a in payloads(outcome, "task")]
+    for task_id in kept:
+        assert assigned.count(task_id) == 1
+    plans = payloads(outcome, "plan")
+    assert [p.revision for p in plans] == [1, 2]
+    assert outcome.exit_code == 0, outcome.final
+    assert outcome.state.replans == 1
+
+
+async def test_replans_past_the_bound_stop_naming_detector_and_evidence(run_yaml: RunYaml) -> None:
+    text = (FAILURES / "same_error.yaml").read_text().replace("replans: 2", "replans: 0")
+    outcome = await run_yaml(text)
+    assert outcome.exit_code == 1
+    final: Final = payloads(outcome, "final")[0]
+    assert final.status == "failed"
+    assert "same_error detector" in final.reason
+    critique: Critique = payloads(outcome, "critique")[0]
+    assert all(e in final.reason for e in critique.evidence)
+    assert final.outputs == {"meaning": "n! is the product of the whole numbers from 1 to n"}
+
+
+@pytest.mark.parametrize("scenario", ["quickstart", "code_retry", "plan_repair"])
+async def test_no_false_alarm_on_healthy_examples(run_yaml: RunYaml, scenario: str) -> None:
+    outcome = await run_yaml(ROOT / "scenarios" / f"{scenario}.yaml")
+    assert outcome.exit_code == 0
+    assert payloads(outcome, "critique") == []
+    assert [
+        r.reason
+        for r in payloads(outcome, "plan_request")
+        if r.reason not in ("initial", "invalid")
+    ] == []
+
+
+RECALL = """
+name: recall
+goal:
+  text: Compute the factorial of the number given with the goal and explain what a factorial is.
+  inputs: {n: 10}
+models: {default: {provider: scripted}}
+script:
+  planner:
+    - match: "Lessons from earlier work:[\\\\s\\\\S]*same_error"
+      answer:
+        success_criteria: [the factorial is computed]
+        tasks:
+          - {id: explain, role: researcher, description: Explain what a factorial is and give 10 factorial., outputs: [answer]}
+  researcher:
+    - answer: {outputs: {answer: "10! = 3628800, the product of 1 to 10"}}
+"""
+
+
+async def test_a_lesson_is_recalled_into_a_later_run(run_yaml: RunYaml, tmp_path: Path) -> None:
+    memory = tmp_path / "shared-memory"
+    first = await run_yaml(FAILURES / "same_error.yaml", memory_dir=memory)
+    lessons: list[Lesson] = payloads(first, "lesson")
+    assert any("same_error" in lesson.text for lesson in lessons)
+    # The second run's only planner answer matches a prompt that holds the lesson: it can
+    # only succeed if the lesson was recalled into the planner's prompt.
+    second = await run_yaml(RECALL, memory_dir=memory)
+    assert second.exit_code == 0, second.final
+
+
+async def test_without_the_memory_the_lesson_is_not_there(
+    run_yaml: RunYaml, tmp_path: Path
+) -> None:
+    outcome = await run_yaml(RECALL, memory_dir=tmp_path / "empty-memory")
+    assert outcome.exit_code == 1
+    assert outcome.final is not None
+    assert "scripted answers for planner ran out" in outcome.final.reason
