@@ -33,8 +33,9 @@ from bus.payloads import (
     Usage,
 )
 from bus.subjects import Channel
-from roles.errors import ModelAnswerError, RoleError, TaskFailed
-from roles.model_access import ModelAccess, ModelReply
+from roles.budget_guard import BudgetGuard
+from roles.errors import BudgetExceeded, ModelAnswerError, RoleError, TaskFailed
+from roles.model_access import ModelAccess, ModelReply, estimate_tokens
 from roles.settings import RoleSettings
 from roles.structured import AnswerInvalid, parse_answer
 
@@ -228,15 +229,25 @@ class Role:
         if model is None:
             msg = f"role {self.name} has no model configured"
             raise RoleError(msg)
+        guard = self.ctx.extras.get("guard")
+        held = (
+            guard.reserve_call(estimate_tokens(messages), model.price_in, model.price_out)
+            if isinstance(guard, BudgetGuard)
+            else None
+        )
         try:
             reply = await model.call(messages)
-        except asyncio.CancelledError:
-            raise
-        except RoleError:
-            raise
-        except Exception as exc:
+        except BaseException as exc:
+            if held is not None and isinstance(guard, BudgetGuard):
+                guard.release(held)
+            if isinstance(exc, asyncio.CancelledError | RoleError) or not isinstance(
+                exc, Exception
+            ):
+                raise
             msg = f"model call failed: {type(exc).__name__}: {exc}"
             raise TaskFailed(msg) from exc
+        if held is not None and isinstance(guard, BudgetGuard):
+            guard.settle_call(held, reply.tokens_in, reply.tokens_out, reply.cost)
         await self.send(
             Usage(
                 kind="model",
@@ -347,7 +358,7 @@ class WorkerRole(Role):
                     result = await self.work(env, assignment)
                 except TaskFailed as exc:
                     result = self.failed(assignment, str(exc))
-                except ModelAnswerError as exc:
+                except (ModelAnswerError, BudgetExceeded) as exc:
                     result = self.failed(assignment, str(exc))
                 except asyncio.CancelledError:
                     result = TaskResult(

@@ -23,6 +23,7 @@ from pydantic import JsonValue
 from bus import Envelope
 from bus.payloads import Artifact, ExecRequest, ExecResult, TaskAssignment, TaskResult, Usage
 from roles.base import WorkerRole
+from roles.budget_guard import BudgetGuard
 from roles.errors import TaskFailed
 from roles.settings import CoderSettings
 from roles.structured import AnswerInvalid, extract_code
@@ -175,7 +176,15 @@ class Coder(WorkerRole):
             parent=env,
             task_id=task_id,
         )
-        run = await self.runner.execute(code, files, timeout)
+        guard = self.ctx.extras.get("guard")
+        held = guard.reserve_sandbox(timeout) if isinstance(guard, BudgetGuard) else None
+        try:
+            run = await self.runner.execute(code, files, timeout)
+        finally:
+            if held is not None and isinstance(guard, BudgetGuard):
+                guard.release(held)
+        if held is not None and isinstance(guard, BudgetGuard):
+            guard.add_sandbox(run.wall_s)
         cap = int(self.ctx.extras.get("log_file_cap", 256_000))
         logged = {
             name: base64.b64encode(data).decode()

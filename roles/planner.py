@@ -11,7 +11,7 @@ from bus import Envelope
 from bus.payloads import Chat, Plan, PlanRequest, TaskSpec
 from bus.subjects import Channel, subject
 from roles.base import Role
-from roles.errors import ModelAnswerError, TaskFailed
+from roles.errors import BudgetExceeded, ModelAnswerError, TaskFailed
 from roles.memory import Memory
 
 __all__ = ["PlanAnswer", "Planner"]
@@ -66,7 +66,7 @@ class Planner(Role):
             answer = await self.ask_structured(
                 self.prompt(request), PlanAnswer, what="plan", parent=env, task_id=None
             )
-        except (ModelAnswerError, TaskFailed) as exc:
+        except (ModelAnswerError, TaskFailed, BudgetExceeded) as exc:
             await self.send(Plan(revision=request.revision, error=str(exc)), parent=env)
             return
         criteria = request.success_criteria or answer.success_criteria

@@ -53,6 +53,8 @@ class ManagerSettings(RoleSettings):
     """Similarity (0-100) above which two tasks of one role count as near-duplicates."""
     task_timeout_s: float = Field(default=600.0, gt=0)
     """A task with no result after this long is failed."""
+    budget_grace_s: float = Field(default=5.0, ge=0)
+    """When a budget is reached, how long tasks in flight may still report (they cannot spend more)."""
 
 
 class PlannerSettings(RoleSettings):

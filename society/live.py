@@ -28,17 +28,26 @@ _STYLE = {
 }
 
 
-def _budget_line(state: RunState, budgets: dict[str, tuple[float, float | None]] | None) -> str:
-    parts = [
-        f"calls {state.calls}",
-        f"tokens {state.tokens_in + state.tokens_out:,}",
-        f"cost {state.cost:.4f}",
-        f"sandbox {state.sandbox_s:.1f}s",
-        f"in flight {state.in_flight} (max {state.max_in_flight})",
-    ]
-    if budgets:
-        limits = [f"{k}≤{v[1]:g}" for k, v in budgets.items() if v[1] is not None]
-        parts.append("budgets: " + ", ".join(limits))
+def spend(state: RunState) -> dict[str, float]:
+    """What the run has used, by budget name."""
+    return {
+        "wall_s": state.wall_s,
+        "tokens": state.tokens_in + state.tokens_out,
+        "cost": state.cost,
+        "calls": state.calls,
+        "sandbox_s": state.sandbox_s,
+        "replans": state.replans,
+    }
+
+
+def _budget_line(state: RunState, limits: dict[str, float | None] | None) -> str:
+    used = spend(state)
+    parts = []
+    for name, value in used.items():
+        limit = (limits or {}).get(name)
+        shown = f"{value:,.4g}" if isinstance(value, float) else f"{value:,}"
+        parts.append(f"{name} {shown}" + (f"/{limit:,g}" if limit is not None else ""))
+    parts.append(f"in flight {state.in_flight} (max {state.max_in_flight})")
     return " · ".join(parts)
 
 
@@ -66,7 +75,7 @@ class LiveView:
         self,
         console: Console,
         state: RunState,
-        budgets: dict[str, tuple[float, float | None]] | None = None,
+        budgets: dict[str, float | None] | None = None,
     ) -> None:
         self.console = console
         self.state = state
@@ -101,7 +110,13 @@ class LiveView:
             self.console.print(f"[dim]{env.sender:>14}[/] {line}", highlight=False, soft_wrap=True)
 
 
-def render_summary(console: Console, state: RunState, run_dir: Path, log_path: Path | None) -> None:
+def render_summary(
+    console: Console,
+    state: RunState,
+    run_dir: Path,
+    log_path: Path | None,
+    limits: dict[str, float | None] | None = None,
+) -> None:
     """The end-of-run summary: outcome, answer, tasks, spend, where things are."""
     final = state.final
     status = final.status if final else "no final message"
@@ -118,6 +133,7 @@ def render_summary(console: Console, state: RunState, run_dir: Path, log_path: P
             console.print(
                 f"[yellow]critique[/] {c.detector} → {c.verdict}: {c.summary}", highlight=False
             )
+    console.print(f"[bold]spend / budget:[/] {_budget_line(state, limits)}", highlight=False)
     console.print(
         f"[bold]spend:[/] {state.calls} model calls, {state.tokens_in:,} tokens in / "
         f"{state.tokens_out:,} out, cost {state.cost:.4f}, sandbox {state.sandbox_s:.1f}s, "

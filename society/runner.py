@@ -26,6 +26,7 @@ from rich.console import Console
 from bus import Bus, BusError, ConnectOptions, EmbeddedServer, Envelope, runlog, subjects
 from bus.payloads import Control, Final, Goal
 from roles.base import Role, RoleContext
+from roles.budget_guard import BudgetGuard
 from roles.coder import Coder, CodeRunner
 from roles.critic.critic import Critic
 from roles.manager.manager import Manager
@@ -34,9 +35,10 @@ from roles.planner import Planner
 from roles.reflector import Reflector
 from roles.researcher import Researcher
 from roles.settings import RoleSettings
-from society.errors import RunError
+from society.errors import ModelConfigError, RunError
 from society.live import LiveView, render_summary
 from society.models.factory import ModelFactory
+from society.models.prices import price_for
 from society.models.spec import ModelSpec
 from society.progress import RunState
 from society.redact import redact
@@ -143,7 +145,7 @@ async def run_scenario(
         await stack.enter_async_context(observer)
         await runlog.ensure_stream(observer)
 
-        view = LiveView(console, state)
+        view = LiveView(console, state, budget_limits(scenario))
 
         async def observe(env: Envelope) -> None:
             view.update(env)
@@ -170,6 +172,7 @@ async def run_scenario(
         factory_models = dict(scenario.models)
         if options.model_override is not None:
             factory_models = dict.fromkeys(scenario.models, options.model_override)
+        _check_prices(scenario, factory_models)
         factory = ModelFactory(
             factory_models, scenario.scripted_answers(), recorded=options.recorded_answers
         )
@@ -181,6 +184,7 @@ async def run_scenario(
         extras_common: dict[str, Any] = {
             "memory": memory,
             "recall": scenario.roles.reflector.recall,
+            "guard": BudgetGuard(scenario.budgets),
         }
         for name, cls in ROLE_CLASSES.items():
             settings: RoleSettings = getattr(scenario.roles, name)
@@ -232,8 +236,39 @@ async def run_scenario(
     outcome = RunOutcome(run_id, run_dir, state.final, log_path, state)
     _write_json(run_dir / "summary.json", _summary(outcome))
     if options.live:
-        render_summary(console, state, run_dir, log_path)
+        render_summary(console, state, run_dir, log_path, budget_limits(scenario))
     return outcome
+
+
+def budget_limits(scenario: Scenario) -> dict[str, float | None]:
+    """Each budget's limit, for the live view and the summary."""
+    b = scenario.budgets
+    return {
+        "wall_s": b.wall_s,
+        "tokens": b.tokens,
+        "cost": b.cost,
+        "calls": b.calls,
+        "sandbox_s": b.sandbox_s,
+        "replans": b.replans,
+    }
+
+
+def _check_prices(scenario: Scenario, models: dict[str, ModelSpec]) -> None:
+    """With a cost budget, every model in use must have a price (else the budget means nothing)."""
+    if scenario.budgets.cost is None:
+        return
+    used = set(scenario.roles.model_names().values())
+    unknown = sorted(
+        f"{name} ({spec.model_name()})"
+        for name, spec in models.items()
+        if name in used and price_for(spec) is None
+    )
+    if unknown:
+        msg = (
+            f"a cost budget is set but these models have no known price: {', '.join(unknown)}; "
+            "give each a price (price: {input: USD per 1M tokens, output: ...}) or drop budgets.cost"
+        )
+        raise ModelConfigError(msg)
 
 
 async def _export(observer: Bus, roles: list[Role], run_id: str, path: Path) -> Path:

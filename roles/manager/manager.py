@@ -31,6 +31,7 @@ from bus.payloads import (
 )
 from bus.subjects import Channel
 from roles.base import Role, RoleContext
+from roles.budget_guard import BUDGET_PREFIX
 from roles.manager.budget import BudgetSettings, BudgetTracker
 from roles.manager.graph import validate_plan
 from roles.manager.scheduler import Scheduler, TaskState
@@ -76,6 +77,7 @@ class Manager(Role):
         self.replan_pending = False
         self.paused = False
         self.finished = False
+        self.stopping: str | None = None
         self.last_critique: Critique | None = None
 
     def subscriptions(self) -> list[tuple[str, str | None]]:
@@ -180,9 +182,11 @@ class Manager(Role):
         if plan.revision != self.revision or not self.replan_pending or self.goal is None:
             return
         if plan.error:
-            await self.finish(
-                "failed", f"the planner could not produce a plan: {plan.error}", parent=env
-            )
+            if plan.error.startswith(BUDGET_PREFIX):
+                await self.finish("budget_exhausted", plan.error[len(BUDGET_PREFIX) :], parent=env)
+            else:
+                reason = f"the planner could not produce a plan: {plan.error}"
+                await self.finish("failed", reason, parent=env)
             return
         available = set(self.goal.inputs) | {
             name for outputs in self.completed.values() for name in outputs
@@ -234,7 +238,7 @@ class Manager(Role):
             return
         reason = self.budget.exhausted()
         if reason is not None:
-            await self.finish("budget_exhausted", reason, parent=None)
+            await self.stop_for_budget(reason, parent=None)
             return
         assert self.goal is not None
         notes = self._notes()
@@ -295,11 +299,19 @@ class Manager(Role):
         if sched is not None and current and sched.finished and not self.replan_pending:
             await self.finish("succeeded", "", parent=env)
             return
+        if self.stopping is not None:
+            if not self.inflight:
+                await self.finish("budget_exhausted", self.stopping, parent=env)
+            return
         await self.dispatch()
 
     async def _on_failure(
         self, env: Envelope | None, sched: Scheduler, flight: _InFlight, error: str
     ) -> None:
+        if error.startswith(BUDGET_PREFIX):
+            sched.fail(flight.task_id, error)
+            await self.finish("budget_exhausted", error[len(BUDGET_PREFIX) :], parent=env)
+            return
         st = sched.status[flight.task_id]
         if st.attempts <= self.settings.max_task_retries:
             sched.retry(flight.task_id)
@@ -346,7 +358,7 @@ class Manager(Role):
         else:
             evidence = ", ".join(critique.evidence[:10])
             await self.finish(
-                "failed",
+                "budget_exhausted",
                 f"stopped: the critic's {critique.detector} detector fired and the replan budget "
                 f"({self.budget.settings.replans}) is spent: {critique.summary} "
                 f"(evidence: {evidence})",
@@ -361,7 +373,24 @@ class Manager(Role):
             self.budget.add_sandbox(usage.sandbox_s)
         reason = self.budget.exhausted()
         if reason is not None:
-            await self.finish("budget_exhausted", reason, parent=env)
+            await self.stop_for_budget(reason, parent=env)
+
+    async def stop_for_budget(self, reason: str, *, parent: Envelope | None) -> None:
+        """Dispatch nothing more; let tasks whose last call already ran report, then finish.
+
+        Tasks in flight cannot spend more (the budget guard refuses their next call), so
+        their results are worth waiting for, briefly; the grace then cancels the rest.
+        """
+        if self.stopping is None:
+            self.stopping = reason
+            self.spawn(self._budget_grace(), name="manager-budget-grace")
+        if not self.inflight:
+            await self.finish("budget_exhausted", reason, parent=parent)
+
+    async def _budget_grace(self) -> None:
+        await asyncio.sleep(self.settings.budget_grace_s)
+        if self.stopping is not None:
+            await self.finish("budget_exhausted", self.stopping, parent=None)
 
     async def _watchdog(self) -> None:
         """Wall-clock budget and task timeouts."""

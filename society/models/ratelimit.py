@@ -32,11 +32,12 @@ __all__ = ["RateLimitedClient", "RateLimiter", "TokenBucket", "is_rate_limited",
 class TokenBucket:
     """``per_minute`` units a minute at most: burst of a second's worth, refill for the rest."""
 
-    def __init__(self, per_minute: float) -> None:
+    def __init__(self, per_minute: float, now: float | None = None) -> None:
         self.capacity = max(1.0, per_minute / 60.0)
         self.rate = max(per_minute - self.capacity, per_minute / 60.0) / 60.0
         self.level = self.capacity
-        self.stamp = time.monotonic()
+        self.stamp = time.monotonic() if now is None else now
+
 
     def _refill(self, now: float) -> None:
         self.level = min(self.capacity, self.level + (now - self.stamp) * self.rate)

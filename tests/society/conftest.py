@@ -51,13 +51,14 @@ def run_yaml(nats_url: str, shared_sandbox: object, tmp_path: Path) -> RunYaml:
             path.write_text(text_or_path)
             (tmp_path / "corpus").symlink_to(ROOT / "scenarios" / "corpus")
         scenario = load_scenario(path)
+        options.setdefault("sandbox_factory", sandbox_factory)
         opts = RunOptions(
             nats_url=nats_url,
             runs_dir=tmp_path / "runs",
             memory_dir=options.pop("memory_dir", tmp_path / "memory"),
-            sandbox_factory=sandbox_factory,  # type: ignore[arg-type]
             **options,
         )
+
         return await run_scenario(scenario, opts, Console(stderr=True, width=120))
 
     return run

@@ -64,8 +64,10 @@ async def test_replans_past_the_bound_stop_naming_detector_and_evidence(run_yaml
     outcome = await run_yaml(text)
     assert outcome.exit_code == 1
     final: Final = payloads(outcome, "final")[0]
-    assert final.status == "failed"
+    assert final.status == "budget_exhausted"
     assert "same_error detector" in final.reason
+    assert "replan budget (0) is spent" in final.reason
+
     critique: Critique = payloads(outcome, "critique")[0]
     assert all(e in final.reason for e in critique.evidence)
     assert final.outputs == {"meaning": "n! is the product of the whole numbers from 1 to n"}
