@@ -1,0 +1,268 @@
+"""Sandbox latency: the warm pool against a cold hardened `docker run` and AutoGen's executor.
+
+Prints p50/p95 latency of executing `print(1+1)` and a small CPU snippet, through
+(1) `sandbox.Sandbox` (warm pool; the pool is let refill and the used container is removed
+before each timed run, so every run gets a fresh, ready container),
+(a) a cold hardened `docker run` (`containers.run` with the same hardening, created, started,
+waited and its output read per run; removal not counted), and
+(b) AutoGen's `DockerCommandLineCodeExecutor` on the same image (one long-lived container,
+`docker exec` per run), all in the same run, with the ratios, and which of the sandbox's
+hardening settings AutoGen's container lacks (from its HostConfig).
+
+    python bench/sandbox.py [--runs 40] [--image python:3.12-slim]
+
+Target (issue 3): warm-pool p50 <= 0.5x AutoGen's executor and <= 0.5x cold.
+AutoGen's executor needs `autogen-ext[docker]` (it imports `asyncio_atexit`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+# This file's name shadows the `sandbox` package when run as a script: drop bench/ from the path.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+
+import docker  # noqa: E402
+from docker.types import LogConfig  # noqa: E402
+
+from sandbox import (  # noqa: E402
+    Sandbox,
+    SandboxSettings,
+    connect,
+    container_labels,
+    hardening,
+    remove_containers,
+)
+
+SNIPPETS = {
+    "print(1+1)": ("print(1+1)", "2"),
+    "cpu (sum of squares, 200k)": (
+        "print(sum(i * i for i in range(200_000)))",
+        str(sum(i * i for i in range(200_000))),
+    ),
+}
+WARMUP = 3
+LABEL = f"bench-{os.getpid()}"
+# AutoGen runs `python`; the offline stand-in image only has `python3`.
+AUTOGEN_INIT = 'command -v python >/dev/null || ln -s "$(command -v python3)" /usr/local/bin/python'
+
+Timings = dict[str, list[float]]
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+Run = Callable[[], Awaitable[tuple[str, float]]]
+"""One execution: returns its output and the seconds it took (untimed set-up excluded)."""
+
+
+async def clocked(work: Awaitable[str]) -> tuple[str, float]:
+    started = time.perf_counter()
+    out = await work
+    return out, time.perf_counter() - started
+
+
+async def timed(run: Run, expect: str, runs: int) -> list[float]:
+    """Time ``runs`` calls (after a warm-up), checking each printed the expected value."""
+    samples = []
+    for i in range(WARMUP + runs):
+        out, elapsed = await run()
+        if out.strip() != expect:
+            msg = f"unexpected output {out!r}"
+            raise RuntimeError(msg)
+        if i >= WARMUP:
+            samples.append(elapsed)
+    return samples
+
+
+async def bench_warm(settings: SandboxSettings, runs: int) -> Timings:
+    results: Timings = {}
+    async with Sandbox(settings, label=LABEL) as sb:
+
+        async def execute(code: str) -> str:
+            result = await sb.execute(code)
+            if not result.ok:
+                msg = f"sandbox failed: {result.error or result.stderr}"
+                raise RuntimeError(msg)
+            return result.stdout
+
+        for name, (code, expect) in SNIPPETS.items():
+
+            async def once(code: str = code) -> tuple[str, float]:
+                await sb.wait_idle()  # refill the pool, remove the used container: not timed
+                return await clocked(execute(code))
+
+            results[name] = await timed(once, expect, runs)
+    return results
+
+
+async def bench_cold(client: docker.DockerClient, settings: SandboxSettings, runs: int) -> Timings:
+    """`docker run` with the sandbox's hardening (logs kept: `run` reads output from them)."""
+    options = hardening(settings) | {"log_config": LogConfig(type="json-file")}
+    labels = container_labels(LABEL, "cold")
+
+    def run_blocking(code: str, name: str) -> str:
+        out = client.containers.run(
+            settings.image,
+            ["python3", "-c", code],
+            name=name,
+            user=settings.user,
+            labels=labels,
+            stdout=True,
+            stderr=True,
+            detach=False,
+            **options,
+        )
+        return bytes(out).decode()
+
+    async def run(code: str, name: str) -> str:
+        return await asyncio.to_thread(run_blocking, code, name)
+
+    results: Timings = {}
+    for snippet, (code, expect) in SNIPPETS.items():
+
+        async def once(code: str = code) -> tuple[str, float]:
+            name = f"society-bench-{uuid.uuid4().hex[:12]}"
+            try:
+                return await clocked(run(code, name))
+            finally:  # removal is not counted
+                await asyncio.to_thread(client.api.remove_container, name, force=True)
+
+        results[snippet] = await timed(once, expect, runs)
+    return results
+
+
+async def bench_autogen(
+    client: docker.DockerClient, image: str, runs: int
+) -> tuple[Timings, dict[str, Any]]:
+    from autogen_core import CancellationToken
+    from autogen_core.code_executor import CodeBlock
+    from autogen_ext.code_executors.docker import DockerCommandLineCodeExecutor
+
+    results: Timings = {}
+    with tempfile.TemporaryDirectory() as work_dir:
+        executor = DockerCommandLineCodeExecutor(
+            image=image, work_dir=work_dir, timeout=60, init_command=AUTOGEN_INIT
+        )
+        async with executor:
+            info = await asyncio.to_thread(client.api.inspect_container, executor.container_name)
+
+            async def execute(code: str) -> str:
+                block = CodeBlock(code=code, language="python")
+                result = await executor.execute_code_blocks([block], CancellationToken())
+                return str(result.output)
+
+            for name, (code, expect) in SNIPPETS.items():
+
+                async def once(code: str = code) -> tuple[str, float]:
+                    return await clocked(execute(code))
+
+                results[name] = await timed(once, expect, runs)
+    return results, info
+
+
+async def bench_local(runs: int) -> Timings:
+    """The floor: a local `python3 -c` (this interpreter) per run, no container."""
+
+    async def execute(code: str) -> str:
+        done = await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
+        return done.stdout
+
+    results: Timings = {}
+    for name, (code, expect) in SNIPPETS.items():
+
+        async def once(code: str = code) -> tuple[str, float]:
+            return await clocked(execute(code))
+
+        results[name] = await timed(once, expect, runs)
+    return results
+
+
+def missing_hardening(info: dict[str, Any], settings: SandboxSettings) -> list[str]:
+    """The sandbox's hardening settings that a container (from `docker inspect`) lacks."""
+    host, config = info["HostConfig"], info["Config"]
+    checks = [
+        ("network_mode=none", host.get("NetworkMode") == "none"),
+        ("read-only root filesystem", host.get("ReadonlyRootfs") is True),
+        ("tmpfs work dir and /tmp (size-limited)", bool(host.get("Tmpfs"))),
+        ("unprivileged user", config.get("User") not in ("", "0", "root", None)),
+        ("cap_drop ALL", host.get("CapDrop") == ["ALL"]),
+        ("no-new-privileges", "no-new-privileges" in (host.get("SecurityOpt") or [])),
+        ("memory limit", bool(host.get("Memory"))),
+        ("no swap beyond memory", host.get("MemorySwap") == host.get("Memory") != 0),
+        ("CPU quota", bool(host.get("NanoCpus") or host.get("CpuQuota"))),
+        ("pids limit", bool(host.get("PidsLimit"))),
+        ("nofile/fsize ulimits", bool(host.get("Ulimits"))),
+        ("no host mounts", not host.get("Binds") and not info.get("Mounts")),
+        ("not privileged", host.get("Privileged") is False),
+        ("one container per task (not reused)", False),
+    ]
+    return [name for name, ok in checks if not ok]
+
+
+def report(label: str, timings: Timings) -> dict[str, float]:
+    p50s = {}
+    for name, samples in timings.items():
+        p50, p95 = percentile(samples, 0.5), percentile(samples, 0.95)
+        p50s[name] = p50
+        print(f"  {label:<34} {name:<28} p50 {p50 * 1000:7.1f} ms   p95 {p95 * 1000:7.1f} ms")
+    return p50s
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=40, help="timed runs per snippet (>= 30)")
+    parser.add_argument("--image", default=SandboxSettings().image)
+    args = parser.parse_args()
+    settings = SandboxSettings(image=args.image, pool_size=2, timeout_s=30)
+    client = connect()
+    print(f"sandbox bench: {args.runs} timed runs per snippet after {WARMUP} warm-up runs")
+    print(
+        f"image {settings.image}; Docker {client.version().get('Version')}; {os.cpu_count()} CPUs"
+    )
+    print("warm pool: the pool refills and the used container is removed before each timed run\n")
+    try:
+        warm = await bench_warm(settings, args.runs)
+        cold = await bench_cold(client, settings, args.runs)
+        try:
+            autogen, autogen_info = await bench_autogen(client, settings.image, args.runs)
+        except (ImportError, RuntimeError) as exc:
+            print(f"AutoGen's executor unavailable ({exc}); install autogen-ext[docker]\n")
+            autogen, autogen_info = {}, {}
+        local = await bench_local(args.runs)
+    finally:
+        remove_containers(client, run=LABEL)
+    print("latency (wall time as the caller sees it)")
+    warm_p50 = report("sandbox warm pool", warm)
+    cold_p50 = report("cold hardened docker run", cold)
+    autogen_p50 = report("AutoGen DockerCommandLineCodeExecutor", autogen) if autogen else {}
+    report("local python3 -c (floor)", local)
+    print("\nratios of p50 (target <= 0.5)")
+    for name in SNIPPETS:
+        line = f"  {name:<28} warm/cold {warm_p50[name] / cold_p50[name]:.2f}"
+        if autogen_p50:
+            line += f"   warm/AutoGen {warm_p50[name] / autogen_p50[name]:.2f}"
+        print(line)
+    if autogen_info:
+        print("\nhardening AutoGen's executor container lacks (from its HostConfig):")
+        for item in missing_hardening(autogen_info, settings):
+            print(f"  - {item}")
+    client.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,46 @@
+"""Removing sandbox containers by label: what ``society sandbox gc`` runs.
+
+Normally nothing is left over: a Sandbox removes its containers on exit and on Ctrl-C, and a
+container whose host died stops and removes itself. ``gc`` is for the rest (a killed host
+with the daemon down at the time, a crash in between).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import docker
+
+from sandbox.container import remove_quietly
+from sandbox.daemon import connect
+from sandbox.labels import label_filters
+
+__all__ = ["gc", "list_containers", "remove_containers"]
+
+
+def list_containers(
+    client: docker.DockerClient, *, run: str | None = None, pool: str | None = None
+) -> list[str]:
+    """Ids of the sandbox containers (running or not) of a run and/or pool; blocking."""
+    found = client.api.containers(all=True, filters={"label": label_filters(run, pool)})
+    return [str(item["Id"]) for item in found]
+
+
+def remove_containers(
+    client: docker.DockerClient, *, run: str | None = None, pool: str | None = None
+) -> int:
+    """Force-remove the sandbox containers of a run and/or pool; blocking. Returns how many."""
+    ids = list_containers(client, run=run, pool=pool)
+    return sum(remove_quietly(client.api, container_id) for container_id in ids)
+
+
+async def gc(label: str | None = None, *, docker_host: str | None = None) -> int:
+    """Remove leftover sandbox containers: those of run ``label``, or all of them when None.
+
+    Raises DockerUnavailable when the daemon cannot be reached. Returns how many were removed.
+    """
+    client = await asyncio.to_thread(connect, docker_host)
+    try:
+        return await asyncio.to_thread(remove_containers, client, run=label)
+    finally:
+        client.close()

@@ -1,0 +1,227 @@
+"""One hardened container running the supervisor: create, attach, start, wait ready, destroy.
+
+Every container gets the same hardening (``hardening``): no network, read-only root
+filesystem, size-limited tmpfs for the work dir and /tmp, an unprivileged numeric user, all
+capabilities dropped, no-new-privileges, memory with no swap beyond it, a CPU quota, a pids
+limit, nofile/fsize/core ulimits, no logs kept by Docker, no mounts, not privileged, and
+labels naming the project, run and pool. ``auto_remove`` is set too, so a container whose
+host vanished (its supervisor sees stdin close and exits) removes itself, but cleanup never
+relies on it: ``destroy`` removes the container explicitly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import docker
+import docker.errors
+import requests.exceptions
+import structlog
+from docker.types import LogConfig, Ulimit
+
+from sandbox.channel import Channel, open_channel
+from sandbox.errors import SandboxFailure
+from sandbox.protocol import encode
+from sandbox.result import ExecutionResult
+from sandbox.settings import SandboxSettings
+
+__all__ = ["WORKDIR", "WarmContainer", "destroy", "hardening", "start_warm", "supervisor_source"]
+
+WORKDIR = "/work"
+"""The code's working directory: a tmpfs owned by the sandbox user."""
+_HEADER_SLACK = 1 << 20
+_DOCKER_ERRORS = (docker.errors.DockerException, requests.exceptions.RequestException, OSError)
+
+log = structlog.get_logger("sandbox")
+
+
+@cache
+def supervisor_source() -> str:
+    """The supervisor's source, shipped as package data and passed as ``python3 -c``."""
+    return resources.files("sandbox").joinpath("supervisor.py").read_text(encoding="utf-8")
+
+
+def hardening(settings: SandboxSettings) -> dict[str, Any]:
+    """Host-config keyword arguments shared by the pool and any cold ``containers.run``."""
+    tmpfs_opts = f"rw,nosuid,nodev,size={settings.workdir_mb}m"
+    fsize = max(settings.max_file_bytes + 1, settings.max_input_bytes)
+    return {
+        "network_mode": "none",
+        "read_only": True,
+        "tmpfs": {
+            WORKDIR: f"{tmpfs_opts},uid={settings.uid},gid={settings.gid},mode=0700",
+            "/tmp": f"{tmpfs_opts},mode=1777",
+        },
+        "cap_drop": ["ALL"],
+        "security_opt": ["no-new-privileges"],
+        "privileged": False,
+        "mem_limit": f"{settings.memory_mb}m",
+        "memswap_limit": f"{settings.memory_mb}m",
+        "nano_cpus": int(settings.cpus * 1e9),
+        "pids_limit": settings.pids,
+        "ulimits": [
+            Ulimit(name="nofile", soft=settings.nofile, hard=settings.nofile),
+            Ulimit(name="fsize", soft=fsize, hard=fsize),
+            Ulimit(name="core", soft=0, hard=0),
+        ],
+        "ipc_mode": "private",
+        "shm_size": f"{settings.workdir_mb}m",
+        "log_config": LogConfig(type="none"),
+    }
+
+
+def _supervisor_config(settings: SandboxSettings) -> str:
+    return json.dumps(
+        {
+            "workdir": WORKDIR,
+            "fsize": settings.max_file_bytes + 1,
+            "nofile": settings.nofile,
+            "max_output": settings.max_output_bytes,
+            "max_file": settings.max_file_bytes,
+            "max_files": settings.max_files,
+            "max_files_bytes": settings.max_files_bytes,
+            "max_input": settings.max_input_bytes,
+        }
+    )
+
+
+def _create(api: docker.APIClient, settings: SandboxSettings, labels: dict[str, str]) -> str:
+    """Create (not start) one hardened supervisor container; blocking."""
+    host_config = api.create_host_config(auto_remove=True, **hardening(settings))
+    created = api.create_container(
+        settings.image,
+        command=["python3", "-I", "-u", "-c", supervisor_source(), _supervisor_config(settings)],
+        user=settings.user,
+        hostname="sandbox",
+        stdin_open=True,  # with detach=False this also sets StdinOnce: our close is its EOF
+        detach=False,
+        tty=False,
+        labels=labels,
+        host_config=host_config,
+    )
+    container_id: str = created["Id"]
+    return container_id
+
+
+@dataclass(eq=False)
+class WarmContainer:
+    """A started container whose supervisor has primed python3 and waits for one request."""
+
+    api: docker.APIClient
+    id: str
+    channel: Channel
+    settings: SandboxSettings
+
+    @property
+    def alive(self) -> bool:
+        """False when the container stopped or its connection was closed."""
+        return self.channel.alive
+
+    async def run(self, code: str, files: dict[str, bytes], timeout_s: float) -> ExecutionResult:
+        """Send the files and the code; collect the files written and the result."""
+        s = self.settings
+        messages = [encode({"kind": "file", "name": n, "mode": 0o644}, d) for n, d in files.items()]
+        messages.append(encode({"kind": "run", "timeout_s": timeout_s}, code.encode()))
+        await self.channel.send(*messages)
+        out: dict[str, bytes] = {}
+        max_header = 12 * s.max_output_bytes + _HEADER_SLACK
+        while True:
+            head, blob = await self.channel.receive(max_header, s.max_file_bytes)
+            if head["kind"] == "file":
+                out[str(head["name"])] = blob
+                if len(out) > s.max_files or sum(map(len, out.values())) > s.max_files_bytes:
+                    msg = "the supervisor sent more files than the caps allow"
+                    raise SandboxFailure(msg)
+            elif head["kind"] == "result":
+                return _result(head, out)
+            elif head["kind"] == "error":
+                msg = f"the supervisor failed: {head.get('message')}"
+                raise SandboxFailure(msg)
+            else:
+                msg = f"the supervisor sent an unexpected {head['kind']!r} message"
+                raise SandboxFailure(msg)
+
+
+def _result(head: dict[str, Any], files: dict[str, bytes]) -> ExecutionResult:
+    exit_code = head.get("exit_code")
+    return ExecutionResult(
+        exit_code=exit_code if isinstance(exit_code, int) else None,
+        stdout=str(head.get("stdout", "")),
+        stderr=str(head.get("stderr", "")),
+        stdout_truncated=bool(head.get("stdout_truncated")),
+        stderr_truncated=bool(head.get("stderr_truncated")),
+        wall_s=float(head.get("wall_s", 0.0)),
+        timed_out=bool(head.get("timed_out")),
+        oom_killed=bool(head.get("oom_killed")),
+        files=files,
+        files_dropped=[str(name) for name in head.get("files_dropped", [])],
+    )
+
+
+async def start_warm(
+    api: docker.APIClient, settings: SandboxSettings, labels: dict[str, str]
+) -> WarmContainer:
+    """Create, attach, start and wait for the supervisor's ``ready``; raise SandboxFailure."""
+    started = time.monotonic()
+    try:
+        container_id = await asyncio.to_thread(_create, api, settings, labels)
+    except docker.errors.ImageNotFound as exc:
+        msg = f"the image {settings.image!r} disappeared: {exc.explanation}"
+        raise SandboxFailure(msg) from exc
+    except _DOCKER_ERRORS as exc:
+        msg = f"cannot create a sandbox container: {exc}"
+        raise SandboxFailure(msg) from exc
+    channel: Channel | None = None
+    try:
+        params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
+        attached = await asyncio.to_thread(api.attach_socket, container_id, params)
+        channel = await open_channel(attached)
+        await asyncio.to_thread(api.start, container_id)
+        left = settings.start_timeout_s - (time.monotonic() - started)
+        async with asyncio.timeout(max(left, 0.1)):
+            head, _ = await channel.receive(_HEADER_SLACK, 0)
+        if head["kind"] != "ready":
+            msg = f"the supervisor did not start: {head.get('message', head)}"
+            raise SandboxFailure(msg)
+    except BaseException as exc:
+        await destroy(api, container_id, channel)
+        if isinstance(exc, TimeoutError):
+            msg = f"the container did not get ready within {settings.start_timeout_s:g} s"
+            raise SandboxFailure(msg) from exc
+        if isinstance(exc, _DOCKER_ERRORS):
+            msg = f"cannot start a sandbox container: {exc}"
+            raise SandboxFailure(msg) from exc
+        raise
+    return WarmContainer(api, container_id, channel, settings)
+
+
+async def destroy(api: docker.APIClient, container_id: str, channel: Channel | None = None) -> None:
+    """Close the connection and force-remove the container; never raises a Docker error.
+
+    A container that cannot be removed now (daemon gone) is logged; ``gc`` finds it later.
+    """
+    if channel is not None:
+        channel.close()
+    try:
+        await asyncio.to_thread(remove_quietly, api, container_id)
+    except _DOCKER_ERRORS as exc:
+        log.warning("sandbox.remove_failed", container=container_id[:12], error=str(exc))
+
+
+def remove_quietly(api: docker.APIClient, container_id: str) -> bool:
+    """Force-remove a container (and its anonymous volumes); True if this call removed it."""
+    try:
+        api.remove_container(container_id, force=True, v=True)
+    except docker.errors.NotFound:
+        return False
+    except docker.errors.APIError as exc:
+        if exc.status_code == 409:  # removal already in progress (auto_remove won the race)
+            return False
+        raise
+    return True

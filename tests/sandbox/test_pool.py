@@ -1,0 +1,139 @@
+"""The warm pool's logic with in-memory items (the Docker-backed pool is tested elsewhere)."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+
+import pytest
+
+from sandbox import SandboxClosed, SandboxFailure
+from sandbox.pool import Pool
+
+
+class Item:
+    """A pool item: numbered, alive until retired or killed."""
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+        self.alive = True
+
+
+class Factory:
+    """Spawns items (or fails on demand) and records retirements."""
+
+    def __init__(self) -> None:
+        self.numbers = itertools.count()
+        self.fail: Exception | None = None
+        self.gate: asyncio.Event | None = None
+        self.started = asyncio.Event()
+        self.retired: list[int] = []
+        self.spawned = 0
+
+    async def spawn(self) -> Item:
+        self.started.set()
+        if self.gate is not None:
+            await self.gate.wait()
+        if self.fail is not None:
+            raise self.fail
+        self.spawned += 1
+        return Item(next(self.numbers))
+
+    async def retire(self, item: Item) -> None:
+        item.alive = False
+        self.retired.append(item.number)
+
+
+async def test_keeps_size_ready_and_replaces_what_is_taken() -> None:
+    factory = Factory()
+    pool = Pool(factory.spawn, factory.retire, size=2)
+    await pool.start()
+    await pool.wait_idle()
+    assert pool.ready == 2
+    item = await pool.acquire()
+    pool.release(item)
+    await pool.wait_idle()
+    assert pool.ready == 2
+    assert factory.retired == [item.number]
+    await pool.close()
+    assert sorted(factory.retired) == list(range(factory.spawned))
+
+
+async def test_more_callers_than_size_all_get_their_own_item() -> None:
+    factory = Factory()
+    pool = Pool(factory.spawn, factory.retire, size=1)
+    await pool.start()
+    items = await asyncio.gather(*(pool.acquire() for _ in range(5)))
+    assert len({item.number for item in items}) == 5
+    await pool.close()
+    assert all(not item.alive for item in items)
+
+
+async def test_a_failed_start_reaches_the_waiter_and_pauses_warming() -> None:
+    factory = Factory()
+    pool = Pool(factory.spawn, factory.retire, size=2)
+    await pool.start()
+    await pool.wait_idle()
+    for _ in range(2):
+        pool.release(await pool.acquire())
+    factory.fail = SandboxFailure("daemon gone")
+    await pool.wait_idle()  # replacements failed: paused rather than spinning
+    spawned = factory.spawned
+    with pytest.raises(SandboxFailure, match="daemon gone"):
+        await pool.acquire()
+    factory.fail = None
+    item = await pool.acquire()  # a success resumes warming
+    await pool.wait_idle()
+    assert pool.ready == 2
+    assert factory.spawned == spawned + 3
+    pool.release(item)
+    await pool.close()
+
+
+async def test_dead_ready_items_are_skipped() -> None:
+    factory = Factory()
+    pool = Pool(factory.spawn, factory.retire, size=2)
+    await pool.start()
+    await pool.wait_idle()
+    first = await pool.acquire()
+    pool.release(first)
+    await pool.wait_idle()
+    for item in list(pool._ready):
+        item.alive = False
+    fresh = await pool.acquire()
+    assert fresh.alive
+    pool.release(fresh)
+    await pool.close()
+
+
+async def test_close_fails_waiters_and_retires_everything() -> None:
+    factory = Factory()
+    pool = Pool(factory.spawn, factory.retire, size=0)
+    await pool.start()
+    factory.gate, factory.started = asyncio.Event(), asyncio.Event()
+    waiter = asyncio.create_task(pool.acquire())
+    await factory.started.wait()  # the waiter is registered and its start is under way
+    closing = asyncio.create_task(pool.close())
+    with pytest.raises(SandboxClosed):
+        await waiter
+    factory.gate.set()
+    await closing
+    assert factory.spawned == len(factory.retired)
+    with pytest.raises(SandboxClosed):
+        await pool.acquire()
+
+
+async def test_a_cancelled_waiter_leaks_nothing() -> None:
+    factory = Factory()
+    pool = Pool(factory.spawn, factory.retire, size=0)
+    await pool.start()
+    factory.gate, factory.started = asyncio.Event(), asyncio.Event()
+    waiter = asyncio.create_task(pool.acquire())
+    await factory.started.wait()
+    waiter.cancel()
+    factory.gate.set()
+    with pytest.raises(asyncio.CancelledError):
+        await waiter
+    await pool.wait_idle()
+    await pool.close()
+    assert factory.spawned == len(factory.retired)
