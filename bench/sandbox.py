@@ -219,7 +219,7 @@ def report(label: str, timings: Timings) -> dict[str, float]:
     for name, samples in timings.items():
         p50, p95 = percentile(samples, 0.5), percentile(samples, 0.95)
         p50s[name] = p50
-        print(f"  {label:<34} {name:<28} p50 {p50 * 1000:7.1f} ms   p95 {p95 * 1000:7.1f} ms")
+        print(f"  {label:<38} {name:<28} p50 {p50 * 1000:7.1f} ms   p95 {p95 * 1000:7.1f} ms")
     return p50s
 
 
