@@ -57,6 +57,10 @@ class Goal(_Payload):
     """What the society should achieve, in plain words."""
     inputs: dict[str, JsonValue] = {}
     """Named values given with the goal; tasks may take them as inputs."""
+    scenario: dict[str, JsonValue] | None = None
+    """The scenario the run was started with (secrets redacted), so a log can be re-run."""
+    origin: str | None = None
+    """For a forked run: ``<run id>@<message number>`` of the run it continues."""
 
 
 class TaskSpec(_Model):

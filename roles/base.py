@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextvars
 import os
 import socket
 from collections.abc import Coroutine, Sequence
@@ -44,6 +45,9 @@ __all__ = ["Role", "RoleContext", "WorkerRole"]
 M = TypeVar("M", bound=BaseModel)
 
 log = structlog.get_logger("roles")
+
+_TASK_KEY: contextvars.ContextVar[str | None] = contextvars.ContextVar("task_key", default=None)
+"""``task#attempt`` of the worker task the current coroutine serves."""
 
 
 @dataclass
@@ -162,11 +166,14 @@ class Role:
         timeout: float = 120.0,
     ) -> str:
         """Ask another role a question (a chat message) and wait for its reply."""
+        self.checkpoint()
         future: asyncio.Future[str] = asyncio.get_running_loop().create_future()
         qid = await self.say(Chat(text=question, to=role), parent=parent, task_id=task_id)
         self._consults[qid] = future
         try:
-            return await asyncio.wait_for(future, timeout)
+            # Not wait_for: on 3.11 it swallows a cancel that races with the reply.
+            async with asyncio.timeout(timeout):
+                return await future
         except TimeoutError:
             msg = f"{role} did not answer within {timeout:g}s"
             raise TaskFailed(msg) from None
@@ -190,6 +197,9 @@ class Role:
             parent=env,
             task_id=env.task_id,
         )
+
+    def checkpoint(self) -> None:
+        """Raise `asyncio.CancelledError` if the current work was told to stop."""
 
     async def handle(self, env: Envelope) -> None:
         """Handle one message of the role's subscriptions (subclasses override)."""
@@ -225,6 +235,7 @@ class Role:
         self, messages: Sequence[LLMMessage], *, parent: Envelope | str | None, task_id: str | None
     ) -> ModelReply:
         """One model call; publishes its usage (with the answer) before returning."""
+        self.checkpoint()
         model = self.ctx.model
         if model is None:
             msg = f"role {self.name} has no model configured"
@@ -336,6 +347,8 @@ class WorkerRole(Role):
         super().__init__(ctx)
         self._slots = _Slots(ctx.settings.concurrency)
         self._running: dict[str, asyncio.Task[Any]] = {}
+        self._cancelled: set[str] = set()
+        """Keys of tasks told to stop: their late results are reported as cancelled."""
 
     def subscriptions(self) -> list[tuple[str, str | None]]:
         """Tasks for this role (shared by every instance), plus the base subscriptions."""
@@ -352,6 +365,7 @@ class WorkerRole(Role):
     async def _run(self, env: Envelope, assignment: TaskAssignment) -> None:
         task = assignment.task
         key = f"{task.id}#{assignment.attempt}"
+        _TASK_KEY.set(key)
         try:
             async with self._slots:
                 try:
@@ -361,21 +375,31 @@ class WorkerRole(Role):
                 except (ModelAnswerError, BudgetExceeded) as exc:
                     result = self.failed(assignment, str(exc))
                 except asyncio.CancelledError:
-                    result = TaskResult(
-                        task_id=task.id,
-                        role=self.name,
-                        attempt=assignment.attempt,
-                        status="cancelled",
-                        error="cancelled",
-                    )
-                    await self.send(result, parent=env, task_id=task.id)
+                    await self.send(self._cancelled_result(assignment), parent=env, task_id=task.id)
                     raise
                 except Exception as exc:
                     self.log.exception("task crashed", task=task.id)
                     result = self.failed(assignment, f"internal error: {type(exc).__name__}: {exc}")
+                if key in self._cancelled:  # the cancel was lost inside a library call
+                    result = self._cancelled_result(assignment)
                 await self.send(result, parent=env, task_id=task.id)
         finally:
             self._running.pop(key, None)
+            self._cancelled.discard(key)
+
+    def checkpoint(self) -> None:
+        """Stop a task whose cancel a library call swallowed, before it spends more."""
+        if _TASK_KEY.get() in self._cancelled:
+            raise asyncio.CancelledError
+
+    def _cancelled_result(self, assignment: TaskAssignment) -> TaskResult:
+        return TaskResult(
+            task_id=assignment.task.id,
+            role=self.name,
+            attempt=assignment.attempt,
+            status="cancelled",
+            error="cancelled",
+        )
 
     def failed(self, assignment: TaskAssignment, reason: str) -> TaskResult:
         """A failed result for ``assignment``."""
@@ -394,11 +418,12 @@ class WorkerRole(Role):
     async def on_control(self, env: Envelope, control: Control) -> None:
         """Cancel the named tasks, or everything on abort and budget exhaustion."""
         if control.action in ("abort", "budget_exhausted"):
-            targets = list(self._running.values())
+            keys = list(self._running)
         elif control.action == "cancel":
             wanted = set(control.task_ids)
-            targets = [t for k, t in self._running.items() if k.split("#")[0] in wanted]
+            keys = [k for k in self._running if k.split("#")[0] in wanted]
         else:
             return
-        for task in targets:
-            task.cancel()
+        for key in keys:
+            self._cancelled.add(key)
+            self._running[key].cancel()

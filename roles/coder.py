@@ -157,7 +157,7 @@ class Coder(WorkerRole):
                         status="done",
                         outputs=outputs,
                         artifacts=self._save_artifacts(task.id, run.files),
-                        summary=f"ran in {run.wall_s:.2f}s after {attempt} attempt(s)",
+                        summary=f"succeeded after {attempt} attempt(s)",
                     )
             self.log.info(
                 "code attempt failed", task=task.id, attempt=attempt, problem=problem[:200]

@@ -202,6 +202,56 @@ def _guarded(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         raise fail(str(exc), EXIT_FAILED) from None
 
 
+sandbox_app = typer.Typer(
+    help="The code sandbox: remove leftover containers, build images.", no_args_is_help=True
+)
+app.add_typer(sandbox_app, name="sandbox")
+
+
+@sandbox_app.command("gc")
+def sandbox_gc(
+    run: Annotated[
+        str | None,
+        typer.Option(
+            "--run", help="Only this run's containers (default: every society sandbox container)"
+        ),
+    ] = None,
+    docker_host: Annotated[str | None, typer.Option("--docker-host")] = None,
+) -> None:
+    """Remove sandbox containers left behind (by label)."""
+    from sandbox import SandboxError, gc
+
+    try:
+        removed = run_async(gc(run, docker_host=docker_host))
+    except SandboxError as exc:
+        raise fail(str(exc), EXIT_ENVIRONMENT) from None
+    out.print(f"removed {removed} sandbox container(s)")
+
+
+@sandbox_app.command("build")
+def sandbox_build(
+    packages: Annotated[list[str] | None, typer.Argument(help="pip requirements to add")] = None,
+    tag: Annotated[str | None, typer.Option("--tag", help="Image tag (default: derived)")] = None,
+    base: Annotated[str, typer.Option("--base", help="Base image")] = "python:3.12-slim",
+    network: Annotated[
+        str | None, typer.Option("--network", help="Network while building, e.g. host")
+    ] = None,
+    docker_host: Annotated[str | None, typer.Option("--docker-host")] = None,
+) -> None:
+    """Build a sandbox image with extra pip packages (network only while building)."""
+    from sandbox import BuildError, SandboxError, build_image
+
+    try:
+        image = build_image(
+            packages or [], tag=tag, base=base, network=network, docker_host=docker_host
+        )
+    except BuildError as exc:
+        raise fail(str(exc), EXIT_FAILED) from None
+    except SandboxError as exc:
+        raise fail(str(exc), EXIT_ENVIRONMENT) from None
+    out.print(f"built {image}; use it with `sandbox: {{image: {image}}}` in a scenario")
+
+
 def main() -> None:
     """Console-script entry point."""
     try:

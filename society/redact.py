@@ -25,11 +25,24 @@ def redact(value: Any) -> Any:
     """A copy of ``value`` with secret-looking keys' values and key-like strings replaced."""
     if isinstance(value, dict):
         return {
-            k: (REDACTED if isinstance(k, str) and _SECRET_KEY.search(k) and v else redact(v))
+            k: (
+                REDACTED
+                if isinstance(k, str) and _SECRET_KEY.search(k) and _secret(v)
+                else redact(v)
+            )
             for k, v in value.items()
         }
+
     if isinstance(value, list | tuple):
         return type(value)(redact(v) for v in value)
     if isinstance(value, str):
         return redact_text(value)
     return value
+
+
+_ENV_REF = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$")
+
+
+def _secret(value: Any) -> bool:
+    """A value worth hiding: anything but empty values and ``${VAR}`` references."""
+    return bool(value) and not (isinstance(value, str) and _ENV_REF.match(value))

@@ -13,10 +13,11 @@ import asyncio
 import contextlib
 import json
 import secrets
+import shutil
 import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -42,6 +43,8 @@ from society.models.prices import price_for
 from society.models.spec import ModelSpec
 from society.progress import RunState
 from society.redact import redact
+from society.replay.recorded import Recorded
+from society.replay.sandbox import ReplaySandbox
 from society.scenario import WORKER_ROLES, Scenario
 
 __all__ = ["RunOptions", "RunOutcome", "SandboxFactory", "new_run_id", "run_scenario"]
@@ -76,7 +79,13 @@ class RunOptions:
     memory_dir: Path | None = None
     live: bool = True
     sandbox_factory: SandboxFactory | None = None
-    recorded_answers: dict[str, list[Any]] = field(default_factory=dict)
+    recorded: Recorded | None = None
+    """Re-run from this log: model answers and sandbox results come from it."""
+    live_after_recorded: bool = False
+    """Fork: once the recording is used up, continue with the real models and sandbox."""
+    pace: bool = True
+    """In a re-run, wait the recorded latencies (timing-dependent behaviour replays too)."""
+    origin: str | None = None
     grace_s: float = 30.0
     """How long past the wall-clock budget the runner waits for the final message."""
 
@@ -126,7 +135,8 @@ async def run_scenario(
     subjects.check_token(run_id, "run id")
     run_dir = (options.runs_dir / run_id).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
-    _write_json(run_dir / "scenario.json", redact(scenario.model_dump(mode="json")))
+    scenario_doc = redact({**scenario.model_dump(mode="json"), "base_dir": str(scenario.base_dir)})
+    _write_json(run_dir / "scenario.json", scenario_doc)
     state = RunState(run_id)
     final_seen = asyncio.Event()
     roles: list[Role] = []
@@ -160,6 +170,9 @@ async def run_scenario(
             if scenario.roles.reflector.memory_dir
             else options.runs_dir / "memory"
         )
+        memory_dir.mkdir(parents=True, exist_ok=True)
+        if (memory_dir / "memory.sqlite3").exists():  # what recall will see, for exact re-runs
+            shutil.copyfile(memory_dir / "memory.sqlite3", run_dir / "memory-at-start.sqlite3")
         memory = Memory(memory_dir.resolve())
         stack.callback(memory.close)
         corpus_paths = [scenario.base_dir / p for p in scenario.roles.researcher.corpus]
@@ -173,13 +186,26 @@ async def run_scenario(
         if options.model_override is not None:
             factory_models = dict.fromkeys(scenario.models, options.model_override)
         _check_prices(scenario, factory_models)
+        recorded = options.recorded
         factory = ModelFactory(
-            factory_models, scenario.scripted_answers(), recorded=options.recorded_answers
+            factory_models,
+            scenario.scripted_answers() if recorded is None else {},
+            recorded=recorded.answers if recorded is not None else None,
+            live_after_recorded=options.live_after_recorded,
+            pace=options.pace,
         )
 
         console.print("[dim]starting the sandbox pool…[/]")
         make_sandbox = options.sandbox_factory or _default_sandbox
-        runner_sandbox = await stack.enter_async_context(make_sandbox(scenario, run_id))
+        runner_sandbox: CodeRunner
+        if recorded is not None and not options.live_after_recorded:
+            runner_sandbox = ReplaySandbox(recorded.executions, pace=options.pace)
+        else:
+            runner_sandbox = await stack.enter_async_context(make_sandbox(scenario, run_id))
+            if recorded is not None:
+                runner_sandbox = ReplaySandbox(
+                    recorded.executions, fallback=runner_sandbox, pace=options.pace
+                )
 
         extras_common: dict[str, Any] = {
             "memory": memory,
@@ -207,7 +233,7 @@ async def run_scenario(
                     connect=connect,
                     settings=settings,
                     instance=str(i),
-                    model=factory.build(settings.model, name) if needs_model else None,
+                    model=factory.build(settings.model, name, str(i)) if needs_model else None,
                     run_dir=run_dir,
                     extras=extras,
                 )
@@ -216,7 +242,12 @@ async def run_scenario(
                 roles.append(role)
                 stack.push_async_callback(role.stop)
 
-        goal = Goal(text=scenario.goal.text, inputs=scenario.goal.inputs)
+        goal = Goal(
+            text=scenario.goal.text,
+            inputs=scenario.goal.inputs,
+            scenario=scenario_doc,
+            origin=options.origin,
+        )
         console.print(f"[bold]run {run_id}[/]: {scenario.goal.text}", highlight=False)
         with view:
             await observer.send(run_id, "runner/0", goal)

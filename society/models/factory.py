@@ -13,6 +13,7 @@ from roles.model_access import ModelAccess
 from society.errors import ModelConfigError
 from society.models.prices import price_for
 from society.models.ratelimit import RateLimitedClient, RateLimiter
+from society.models.replay import RecordedAnswer, ReplayChatCompletionClient
 from society.models.spec import ModelSpec, ScriptedAnswer
 
 __all__ = ["ModelFactory", "expand_env", "override_spec"]
@@ -65,16 +66,34 @@ class ModelFactory:
         models: dict[str, ModelSpec],
         script: dict[str, list[ScriptedAnswer]],
         *,
-        recorded: dict[str, list[Any]] | None = None,
+        recorded: dict[str, list[RecordedAnswer]] | None = None,
+        live_after_recorded: bool = False,
+        pace: bool = True,
     ) -> None:
         self.models = models
         self.script = script
-        self.recorded = recorded or {}
+        self.recorded = recorded
+        """Recorded answers by ``role/instance``: a re-run (or fork) serves these first."""
+        self.live_after_recorded = live_after_recorded
+        self.pace = pace
         self._limiters: dict[str, RateLimiter] = {}
 
-    def build(self, model_name: str, role: str) -> ModelAccess:
+    def build(self, model_name: str, role: str, instance: str = "0") -> ModelAccess:
         """The model access for ``role`` using the scenario's model ``model_name``."""
         spec = self.models[model_name]
+        access = self._build_live(spec, model_name, role)
+        if self.recorded is not None:
+            access.client = ReplayChatCompletionClient(
+                self.recorded.get(f"{role}/{instance}", []),
+                model=access.model,
+                name=f"{role}/{instance}",
+                pace=self.pace,
+                fallback=access.client if self.live_after_recorded else None,
+            )
+        return access
+
+    def _build_live(self, spec: ModelSpec, model_name: str, role: str) -> ModelAccess:
+
         provider = spec.provider_path()
         if spec.provider == "scripted":
             config: dict[str, Any] = {
@@ -83,11 +102,7 @@ class ModelFactory:
                 "name": role,
             }
         elif spec.provider == "replay":
-            config = {
-                "answers": self.recorded.get(role, []),
-                "model": str(spec.config.get("model", "replay")),
-                "name": role,
-            }
+            config = {"answers": [], "model": str(spec.config.get("model", "replay")), "name": role}
         else:
             config = expand_env(spec.config)
         try:

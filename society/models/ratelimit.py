@@ -38,7 +38,6 @@ class TokenBucket:
         self.level = self.capacity
         self.stamp = time.monotonic() if now is None else now
 
-
     def _refill(self, now: float) -> None:
         self.level = min(self.capacity, self.level + (now - self.stamp) * self.rate)
         self.stamp = now

@@ -1,0 +1,118 @@
+"""What a log recorded that a re-run needs: the scenario, the model answers per role
+instance, and the sandbox results per program, optionally only up to a message number."""
+
+from __future__ import annotations
+
+import base64
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bus import Envelope
+from bus.payloads import ExecRequest, ExecResult, Goal, Usage
+from bus.runlog import LogRecord
+from society.errors import RunError
+from society.models.replay import RecordedAnswer
+from society.scenario import Scenario
+
+__all__ = ["Recorded", "RecordedExecution"]
+
+
+@dataclass(frozen=True)
+class RecordedExecution:
+    """A sandbox result as logged, shaped like `sandbox.ExecutionResult`."""
+
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    stdout_truncated: bool
+    stderr_truncated: bool
+    wall_s: float
+    timed_out: bool
+    oom_killed: bool
+    files: dict[str, bytes]
+    files_dropped: list[str]
+    error: str | None
+
+    @classmethod
+    def of(cls, r: ExecResult) -> RecordedExecution:
+        """From the logged payload."""
+        return cls(
+            exit_code=r.exit_code,
+            stdout=r.stdout,
+            stderr=r.stderr,
+            stdout_truncated=r.stdout_truncated,
+            stderr_truncated=r.stderr_truncated,
+            wall_s=r.wall_s,
+            timed_out=r.timed_out,
+            oom_killed=r.oom_killed,
+            files={k: base64.b64decode(v) for k, v in r.files.items()},
+            files_dropped=list(r.files_dropped),
+            error=r.error,
+        )
+
+
+@dataclass
+class Recorded:
+    """A run's log, digested for re-running."""
+
+    records: list[LogRecord]
+    run_id: str
+    goal: Goal
+    answers: dict[str, list[RecordedAnswer]] = field(default_factory=dict)
+    """Model answers by sender (``role/instance``), in log order."""
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    executions: dict[str, deque[RecordedExecution]] = field(default_factory=dict)
+    """Sandbox results by the program that produced them, in log order."""
+
+    @classmethod
+    def from_records(cls, records: list[LogRecord], *, upto: int | None = None) -> Recorded:
+        """Digest ``records`` (only those with seq <= ``upto`` when forking)."""
+        envs = [
+            r.envelope
+            for r in records
+            if r.envelope is not None and (upto is None or r.seq <= upto)
+        ]
+        goal_env = next((e for e in envs if isinstance(e.payload, Goal)), None)
+        if goal_env is None:
+            msg = "the log holds no goal message: it cannot be re-run"
+            raise RunError(msg)
+        assert isinstance(goal_env.payload, Goal)
+        rec = cls(records=records, run_id=goal_env.run_id, goal=goal_env.payload)
+        answers: dict[str, list[RecordedAnswer]] = defaultdict(list)
+        for env in envs:
+            p = env.payload
+            if isinstance(p, Usage) and p.kind == "model" and p.answer is not None:
+                answers[env.sender].append(
+                    RecordedAnswer(
+                        fingerprint=p.fingerprint,
+                        answer=p.answer,
+                        tokens_in=p.tokens_in,
+                        tokens_out=p.tokens_out,
+                        latency_s=p.latency_s,
+                    )
+                )
+        rec.answers = dict(answers)
+        requests = {e.id: e.payload.code for e in envs if isinstance(e.payload, ExecRequest)}
+        executions: dict[str, deque[RecordedExecution]] = defaultdict(deque)
+        for env in envs:
+            if isinstance(env.payload, ExecResult) and env.parent_id in requests:
+                executions[requests[env.parent_id]].append(RecordedExecution.of(env.payload))
+        rec.executions = dict(executions)
+        return rec
+
+    def scenario(self, base_dir: Path | None = None) -> Scenario:
+        """The scenario recorded with the goal."""
+        data: dict[str, Any] | None = self.goal.scenario
+        if data is None:
+            msg = "the log's goal carries no scenario: it was written by an older version"
+            raise RunError(msg)
+        data = dict(data)
+        recorded_dir = data.pop("base_dir", None)
+        folder = base_dir or (Path(recorded_dir) if recorded_dir else Path.cwd())
+        return Scenario.model_validate({**data, "base_dir": folder})
+
+    def envelopes(self) -> list[Envelope]:
+        """Every valid message, in log order."""
+        return [r.envelope for r in self.records if r.envelope is not None]

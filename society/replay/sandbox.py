@@ -1,0 +1,65 @@
+"""`ReplaySandbox`: serves the sandbox results recorded in a log, by program, so a re-run
+needs no Docker; a fork hands programs past the recording to the real sandbox."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from types import TracebackType
+
+from roles.coder import CodeRunner, ExecutionLike
+from society.replay.recorded import RecordedExecution
+
+__all__ = ["ReplaySandbox"]
+
+
+class ReplaySandbox:
+    """A `CodeRunner` answering from recorded executions (an async context manager)."""
+
+    def __init__(
+        self,
+        executions: dict[str, deque[RecordedExecution]],
+        *,
+        fallback: CodeRunner | None = None,
+        pace: bool = True,
+    ) -> None:
+        self.executions = {code: deque(runs) for code, runs in executions.items()}
+        self.fallback = fallback
+        self.pace = pace
+
+    async def __aenter__(self) -> ReplaySandbox:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        return None
+
+    async def execute(
+        self, code: str, files: dict[str, bytes] | None = None, timeout_s: float | None = None
+    ) -> ExecutionLike:
+        """The recorded result of this program (the next one, if it ran several times)."""
+        runs = self.executions.get(code)
+        if runs:
+            run = runs.popleft()
+            if self.pace and run.wall_s > 0:
+                await asyncio.sleep(run.wall_s)  # the recorded timing
+            return run
+        if self.fallback is not None:
+            return await self.fallback.execute(code, files, timeout_s)
+        return RecordedExecution(
+            exit_code=None,
+            stdout="",
+            stderr="",
+            stdout_truncated=False,
+            stderr_truncated=False,
+            wall_s=0.0,
+            timed_out=False,
+            oom_killed=False,
+            files={},
+            files_dropped=[],
+            error="the log holds no recorded run of this program (the re-run diverged)",
+        )
