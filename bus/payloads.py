@@ -301,6 +301,11 @@ class Usage(_Payload):
     fingerprint: str = ""
     """sha256 of the request (model, messages), for replay matching."""
     answer: str | None = None
+    """The model's answer (None when the call failed or was cancelled)."""
+    error: str | None = None
+    """Why a model call failed (``Type: detail``)."""
+    cancelled: bool = False
+    """The call was cancelled before it answered."""
 
 
 class Control(_Payload):

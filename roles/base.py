@@ -14,6 +14,7 @@ import collections
 import contextvars
 import os
 import socket
+import time
 from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,8 +36,15 @@ from bus.payloads import (
 )
 from bus.subjects import Channel
 from roles.budget_guard import BudgetGuard
-from roles.errors import BudgetExceeded, ModelAnswerError, RoleError, TaskFailed
-from roles.model_access import ModelAccess, ModelReply, estimate_tokens
+from roles.errors import (
+    BudgetExceeded,
+    CallNotMade,
+    ModelAnswerError,
+    ModelCallError,
+    RoleError,
+    TaskFailed,
+)
+from roles.model_access import ModelAccess, ModelReply, estimate_tokens, fingerprint
 from roles.settings import RoleSettings
 from roles.structured import AnswerInvalid, parse_answer
 
@@ -213,11 +221,17 @@ class Role:
     ) -> str:
         """Publish a payload of this run; returns the message id."""
         parent_id = parent.id if isinstance(parent, Envelope) else parent
-        if task_id is None and isinstance(parent, Envelope):
-            task_id = parent.task_id
+        task_id = self._task_of(parent, task_id)
         return await self.bus.send(
             self.run_id, self.sender, payload, parent_id=parent_id, task_id=task_id
         )
+
+    @staticmethod
+    def _task_of(parent: Envelope | str | None, task_id: str | None) -> str | None:
+        """The task a message sent with these arguments carries (as `send` decides it)."""
+        if task_id is None and isinstance(parent, Envelope):
+            return parent.task_id
+        return task_id
 
     def take_remarks(self) -> list[str]:
         """Remarks received since the last prompt (they go into the next one)."""
@@ -246,16 +260,22 @@ class Role:
             if isinstance(guard, BudgetGuard)
             else None
         )
+        started = time.monotonic()
         try:
-            reply = await model.call(messages)
+            reply = await model.call(messages, self._task_of(parent, task_id))
         except BaseException as exc:
             if held is not None and isinstance(guard, BudgetGuard):
                 guard.release(held)
-            if isinstance(exc, asyncio.CancelledError | RoleError) or not isinstance(
-                exc, Exception
-            ):
+            if isinstance(exc, RoleError | CallNotMade):
                 raise
-            msg = f"model call failed: {type(exc).__name__}: {exc}"
+            why = str(exc) if isinstance(exc, ModelCallError) else f"{type(exc).__name__}: {exc}"
+            cancelled = not isinstance(exc, Exception)
+            await self._record_unanswered(
+                model, messages, started, None if cancelled else why, parent, task_id
+            )
+            if cancelled:
+                raise
+            msg = f"model call failed: {why}"
             raise TaskFailed(msg) from exc
         if held is not None and isinstance(guard, BudgetGuard):
             guard.settle_call(held, reply.tokens_in, reply.tokens_out, reply.cost)
@@ -274,6 +294,29 @@ class Role:
             task_id=task_id,
         )
         return reply
+
+    async def _record_unanswered(
+        self,
+        model: ModelAccess,
+        messages: Sequence[LLMMessage],
+        started: float,
+        error: str | None,
+        parent: Envelope | str | None,
+        task_id: str | None,
+    ) -> None:
+        """Log a call that failed or was cancelled, so a replay fails or waits the same way."""
+        usage = Usage(
+            kind="model",
+            model=model.model,
+            latency_s=round(time.monotonic() - started, 6),
+            fingerprint=fingerprint(model.model, messages),
+            error=error,
+            cancelled=error is None,
+        )
+        try:
+            await self.send(usage, parent=parent, task_id=task_id)
+        except Exception:  # shutting down: the bus may be gone
+            self.log.debug("could not record an unanswered model call")
 
     async def ask_structured(
         self,

@@ -4,11 +4,25 @@ RoleError
 ├── ModelAnswerError    a model answer did not validate after every try
 ├── TaskFailed          a task could not be done (the reason goes in the result)
 └── BudgetExceeded      a budget is spent (carries the numbers)
+
+ModelCallError          a model client's failure whose message is already the whole reason
+                        (the replay client raises it with the recorded reason)
+CallNotMade             (a CancelledError) a replayed call the recording never made: it
+                        waited for the cancel the recording implies, and leaves no record
 """
 
 from __future__ import annotations
 
-__all__ = ["BudgetExceeded", "ModelAnswerError", "RoleError", "TaskFailed"]
+import asyncio
+
+__all__ = [
+    "BudgetExceeded",
+    "CallNotMade",
+    "ModelAnswerError",
+    "ModelCallError",
+    "RoleError",
+    "TaskFailed",
+]
 
 
 class RoleError(Exception):
@@ -33,3 +47,11 @@ class TaskFailed(RoleError):
 
 class BudgetExceeded(RoleError):
     """A budget is spent."""
+
+
+class ModelCallError(Exception):
+    """A model call failed; the message (``Type: detail``) is reported as it is."""
+
+
+class CallNotMade(asyncio.CancelledError):
+    """A cancel that reached a call the recording shows was never made: not logged."""

@@ -104,7 +104,9 @@ class Memory:
         q = fts_query(query)
         if not q or k <= 0:
             return []
-        sql = "SELECT text, run_id, kind, bm25(lessons) FROM lessons WHERE lessons MATCH ?"
+        # The source shown is the lesson's task kind, not its run id: prompts must not carry
+        # ids that differ from run to run (replay matches requests by their content).
+        sql = "SELECT text, task_kind, kind, bm25(lessons) FROM lessons WHERE lessons MATCH ?"
         args: list[object] = [q]
         if kind is not None:
             sql += " AND kind = ?"
@@ -113,7 +115,9 @@ class Memory:
         args.append(k)
         with self._lock:
             rows = self._db.execute(sql, args).fetchall()
-        return [Hit(text=r[0], source=r[1], kind=r[2], score=-float(r[3])) for r in rows]
+        return [
+            Hit(text=r[0], source=r[1] or "memory", kind=r[2], score=-float(r[3])) for r in rows
+        ]
 
     def count(self) -> int:
         """How many entries the memory holds."""

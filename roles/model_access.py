@@ -6,6 +6,7 @@ it through `ModelAccess.call`, and publishes what the call used.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import json
 import time
@@ -14,7 +15,10 @@ from dataclasses import dataclass
 
 from autogen_core.models import ChatCompletionClient, LLMMessage
 
-__all__ = ["ModelAccess", "ModelReply", "estimate_tokens", "fingerprint"]
+__all__ = ["ModelAccess", "ModelReply", "call_task", "estimate_tokens", "fingerprint"]
+
+call_task: contextvars.ContextVar[str | None] = contextvars.ContextVar("call_task", default=None)
+"""The task a model call is made for (None: none), for clients that care (replay)."""
 
 
 def estimate_tokens(messages: Sequence[LLMMessage]) -> int:
@@ -62,11 +66,15 @@ class ModelAccess:
         """Money for a call of this size."""
         return (tokens_in * self.price_in + tokens_out * self.price_out) / 1_000_000
 
-    async def call(self, messages: Sequence[LLMMessage]) -> ModelReply:
-        """Call the model once and measure it."""
+    async def call(self, messages: Sequence[LLMMessage], task_id: str | None = None) -> ModelReply:
+        """Call the model once (for ``task_id``) and measure it."""
         fp = fingerprint(self.model, messages)
         start = time.monotonic()
-        result = await self.client.create(list(messages))
+        token = call_task.set(task_id)
+        try:
+            result = await self.client.create(list(messages))
+        finally:
+            call_task.reset(token)
         latency = time.monotonic() - start
         content = result.content
         text = content if isinstance(content, str) else json.dumps([str(c) for c in content])

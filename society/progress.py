@@ -117,6 +117,8 @@ class RunState:
                 last = (p.stderr.strip().splitlines() or [""])[-1]
                 return self.event(f"  {env.task_id}: code failed ({why}) {last}"[:200])
             case Usage():
+                if p.kind == "model" and p.answer is None:
+                    return None  # failed or cancelled: not an answered call
                 if p.kind == "model":
                     self.calls += 1
                     self.tokens_in += p.tokens_in

@@ -189,8 +189,10 @@ async def run_scenario(
         recorded = options.recorded
         factory = ModelFactory(
             factory_models,
-            scenario.scripted_answers() if recorded is None else {},
-            recorded=recorded.answers if recorded is not None else None,
+            {}
+            if recorded is not None and not options.live_after_recorded
+            else scenario.scripted_answers(),
+            recorded=recorded.calls() if recorded is not None else None,
             live_after_recorded=options.live_after_recorded,
             pace=options.pace,
         )
@@ -233,7 +235,7 @@ async def run_scenario(
                     connect=connect,
                     settings=settings,
                     instance=str(i),
-                    model=factory.build(settings.model, name, str(i)) if needs_model else None,
+                    model=factory.build(settings.model, name) if needs_model else None,
                     run_dir=run_dir,
                     extras=extras,
                 )

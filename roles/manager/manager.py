@@ -367,6 +367,8 @@ class Manager(Role):
 
     async def on_usage(self, env: Envelope, usage: Usage) -> None:
         """Add up spend; stop when a budget is reached."""
+        if usage.kind == "model" and usage.answer is None:
+            return  # a failed or cancelled call: nothing was answered (the guard released it)
         if usage.kind == "model":
             self.budget.add_model_call(usage.tokens_in, usage.tokens_out, usage.cost)
         else:

@@ -13,7 +13,7 @@ from roles.model_access import ModelAccess
 from society.errors import ModelConfigError
 from society.models.prices import price_for
 from society.models.ratelimit import RateLimitedClient, RateLimiter
-from society.models.replay import RecordedAnswer, ReplayChatCompletionClient
+from society.models.replay import RecordedCalls, ReplayChatCompletionClient
 from society.models.spec import ModelSpec, ScriptedAnswer
 
 __all__ = ["ModelFactory", "expand_env", "override_spec"]
@@ -66,34 +66,40 @@ class ModelFactory:
         models: dict[str, ModelSpec],
         script: dict[str, list[ScriptedAnswer]],
         *,
-        recorded: dict[str, list[RecordedAnswer]] | None = None,
+        recorded: RecordedCalls | None = None,
         live_after_recorded: bool = False,
         pace: bool = True,
     ) -> None:
         self.models = models
         self.script = script
         self.recorded = recorded
-        """Recorded answers by ``role/instance``: a re-run (or fork) serves these first."""
+        """Recorded answers: a re-run (or fork) serves these first."""
         self.live_after_recorded = live_after_recorded
         self.pace = pace
         self._limiters: dict[str, RateLimiter] = {}
 
-    def build(self, model_name: str, role: str, instance: str = "0") -> ModelAccess:
+    def build(self, model_name: str, role: str) -> ModelAccess:
         """The model access for ``role`` using the scenario's model ``model_name``."""
         spec = self.models[model_name]
-        access = self._build_live(spec, model_name, role)
-        if self.recorded is not None:
-            access.client = ReplayChatCompletionClient(
-                self.recorded.get(f"{role}/{instance}", []),
-                model=access.model,
-                name=f"{role}/{instance}",
+        if self.recorded is None:
+            return self._build_live(spec, model_name, role)
+        # A re-run builds no live client (its secrets need not exist here); a fork does.
+        live = self._build_live(spec, model_name, role) if self.live_after_recorded else None
+        price = price_for(spec)
+        return ModelAccess(
+            client=ReplayChatCompletionClient(
+                model=spec.model_name(),
+                name=role,
                 pace=self.pace,
-                fallback=access.client if self.live_after_recorded else None,
-            )
-        return access
+                fallback=live.client if live is not None else None,
+                calls=self.recorded,
+            ),
+            model=spec.model_name(),
+            price_in=price.input if price else 0.0,
+            price_out=price.output if price else 0.0,
+        )
 
     def _build_live(self, spec: ModelSpec, model_name: str, role: str) -> ModelAccess:
-
         provider = spec.provider_path()
         if spec.provider == "scripted":
             config: dict[str, Any] = {

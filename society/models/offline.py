@@ -71,6 +71,10 @@ class OfflineClient(ChatCompletionClient):
     ) -> CreateResult:
         """Answer one request."""
         text, usage = await self.answer(messages)
+        return self._result(text, usage)
+
+    def _result(self, text: str, usage: RequestUsage) -> CreateResult:
+        """Account for an answer and wrap it as AutoGen's result."""
         self._last = usage
         self._total = RequestUsage(
             prompt_tokens=self._total.prompt_tokens + usage.prompt_tokens,

@@ -1,28 +1,43 @@
 """The replay model client: serves the answers recorded in a run log.
 
 Each model call is in the log as a usage message carrying the request fingerprint and
-the answer. A request gets the unused recorded answer with the same fingerprint, or,
-when the request changed, the next unused answer in recorded order (so a changed prompt
-still replays, and the difference shows up in the compared messages). With ``pace`` it
-waits each answer's recorded latency, so timing-dependent behaviour (stall detection,
-parallel overlap) replays too. A ``fallback`` client takes over when the recording is
-used up: that is how a fork continues live.
+the answer. `RecordedCalls` holds them by lane — the role and the task the call was made
+for — shared by all of the role's instances (which instance takes a task is up to the
+bus), so concurrent tasks each get their own answers in order. A request gets the unused
+answer of its lane with the same fingerprint, or, when the request changed, the lane's
+next unused answer (so a changed prompt still replays, and the difference shows up in the
+compared messages). When a lane runs out where the recording shows the work was cancelled,
+the call waits for that cancel and leaves no record (`CallNotMade`), as the original
+never made it; otherwise it fails (`ReplayExhausted`): the re-run has diverged. With ``pace`` it waits each answer's recorded latency, so timing-dependent
+behaviour (stall detection, parallel overlap) replays too. A ``fallback`` client takes
+over when the recording is used up: that is how a fork continues live. A scripted
+fallback is kept in step: every replayed request also consumes the scripted answer it
+would have drawn, so the script continues where the recording stops.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Self
 
 from autogen_core import Component
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, RequestUsage
 from pydantic import BaseModel, ConfigDict
 
-from roles.model_access import fingerprint
+from roles.errors import CallNotMade, ModelCallError
+from roles.model_access import call_task, fingerprint
 from society.models.offline import OfflineClient
+from society.models.scripted import ScriptedChatCompletionClient
 
-__all__ = ["RecordedAnswer", "ReplayChatCompletionClient", "ReplayConfig", "ReplayExhausted"]
+__all__ = [
+    "AnswerPool",
+    "RecordedAnswer",
+    "RecordedCalls",
+    "ReplayChatCompletionClient",
+    "ReplayConfig",
+    "ReplayExhausted",
+]
 
 
 class ReplayExhausted(RuntimeError):
@@ -35,14 +50,58 @@ class RecordedAnswer(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     fingerprint: str
-    answer: str
+    answer: str = ""
     tokens_in: int = 0
     tokens_out: int = 0
     latency_s: float = 0.0
+    error: str | None = None
+    """The call failed with this reason: the replay fails the same way."""
+    cancelled: bool = False
+    """The call never answered (it was cancelled): the replay waits until cancelled too."""
+
+
+class AnswerPool:
+    """The unused recorded answers of one role, shared by its instances."""
+
+    def __init__(self, answers: Iterable[RecordedAnswer] = ()) -> None:
+        self._left = list(answers)
+
+    def __len__(self) -> int:
+        return len(self._left)
+
+    def take(self, fp: str, *, strict: bool = False) -> RecordedAnswer | None:
+        """The first unused answer to this request, else (unless ``strict``) the next in
+        order, else None."""
+        chosen = next((a for a in self._left if a.fingerprint == fp), None)
+        if chosen is None:
+            if strict or not self._left:
+                return None
+            chosen = self._left[0]
+        self._left.remove(chosen)
+        return chosen
+
+
+Lane = tuple[str, str]
+"""(role, task id or '')."""
+
+
+class RecordedCalls:
+    """A run's recorded answers by lane, and the lanes that ended in a cancel."""
+
+    def __init__(
+        self, answers: dict[Lane, list[RecordedAnswer]], holds: set[Lane] | None = None
+    ) -> None:
+        self.pools = {lane: AnswerPool(a) for lane, a in answers.items()}
+        self.holds = holds or set()
+        """Lanes whose recorded work was cancelled: running out there means waiting."""
+
+    def pool(self, lane: Lane) -> AnswerPool:
+        """The unused answers of ``lane``."""
+        return self.pools.setdefault(lane, AnswerPool())
 
 
 class ReplayConfig(BaseModel):
-    """Config of `ReplayChatCompletionClient`."""
+    """Config of `ReplayChatCompletionClient` (an AutoGen component config)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -53,7 +112,7 @@ class ReplayConfig(BaseModel):
 
 
 class ReplayChatCompletionClient(OfflineClient, Component[ReplayConfig]):
-    """Answers from a recorded run."""
+    """Serves recorded answers by request fingerprint, then in order."""
 
     component_type = "model"
     component_config_schema = ReplayConfig
@@ -66,30 +125,53 @@ class ReplayChatCompletionClient(OfflineClient, Component[ReplayConfig]):
         name: str = "",
         pace: bool = True,
         fallback: ChatCompletionClient | None = None,
+        calls: RecordedCalls | None = None,
     ) -> None:
         super().__init__(model)
         self._config = ReplayConfig(answers=list(answers), model=model, name=name, pace=pace)
-        self._left = list(answers)
+        self._by_task = calls is not None
+        self.calls = calls or RecordedCalls({(name, ""): list(answers)})
         self.fallback = fallback
 
+    def _lane(self) -> Lane:
+        return (self._config.name, (call_task.get() or "") if self._by_task else "")
+
     async def create(self, messages: Sequence[LLMMessage], **kwargs: Any) -> CreateResult:
-        """The recorded answer, or the fallback's once the recording is used up."""
-        if not self._left and self.fallback is not None:
+        """The recorded answer; in a fork, the fallback's for a request the log lacks."""
+        fp = fingerprint(self.model, messages)
+        lane = self._lane()
+        if self.fallback is None:
+            return self._result(*await self._serve(self.calls.pool(lane).take(fp), lane))
+        chosen = self.calls.pool(lane).take(fp, strict=True)
+        if chosen is None:
             return await self.fallback.create(messages, **kwargs)
-        return await super().create(messages, **kwargs)
+        if isinstance(self.fallback, ScriptedChatCompletionClient):
+            self.fallback.skip(messages)
+        return self._result(*await self._serve(chosen, lane))
 
     async def answer(self, messages: Sequence[LLMMessage]) -> tuple[str, RequestUsage]:
         """The recorded answer for this request."""
-        fp = fingerprint(self.model, messages)
-        chosen = next((a for a in self._left if a.fingerprint == fp), None)
+        lane = self._lane()
+        return await self._serve(
+            self.calls.pool(lane).take(fingerprint(self.model, messages)), lane
+        )
+
+    async def _serve(self, chosen: RecordedAnswer | None, lane: Lane) -> tuple[str, RequestUsage]:
         if chosen is None:
-            if not self._left:
-                msg = f"the log holds no more model answers for {self._config.name or 'this role'}"
-                raise ReplayExhausted(msg)
-            chosen = self._left[0]
-        self._left.remove(chosen)
+            if lane in self.calls.holds:
+                try:
+                    await asyncio.Event().wait()  # the recording was cancelled before this call
+                except asyncio.CancelledError as exc:
+                    raise CallNotMade from exc
+            task = f" on task {lane[1]}" if lane[1] else ""
+            msg = f"the log holds no more model answers for {lane[0]}{task}"
+            raise ReplayExhausted(msg)
+        if chosen.cancelled:
+            await asyncio.Event().wait()  # as recorded: no answer until the caller cancels
         if self._config.pace and chosen.latency_s > 0:
             await asyncio.sleep(chosen.latency_s)  # the recorded timing
+        if chosen.error is not None:
+            raise ModelCallError(chosen.error)
         usage = RequestUsage(prompt_tokens=chosen.tokens_in, completion_tokens=chosen.tokens_out)
         return chosen.answer, usage
 

@@ -70,6 +70,16 @@ class ScriptedChatCompletionClient(OfflineClient, Component[ScriptedConfig]):
         )
         raise ScriptExhausted(msg)
 
+    def skip(self, messages: Sequence[LLMMessage]) -> bool:
+        """Consume the answer this request would get, without answering (keeps a script in
+        step with a replayed recording); False when none fits."""
+        try:
+            self._pick(last_user_text(messages))
+        except ScriptExhausted:
+            return False
+        self.calls += 1
+        return True
+
     async def answer(self, messages: Sequence[LLMMessage]) -> tuple[str, RequestUsage]:
         """The next fitting scripted answer."""
         self.calls += 1

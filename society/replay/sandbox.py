@@ -1,5 +1,7 @@
 """`ReplaySandbox`: serves the sandbox results recorded in a log, by program, so a re-run
-needs no Docker; a fork hands programs past the recording to the real sandbox."""
+needs no Docker. A run the log shows started but never finished waits until it is
+cancelled, as it was. In a fork, programs the log does not hold (or that never finished
+within the replayed part) go to the real sandbox."""
 
 from __future__ import annotations
 
@@ -12,13 +14,15 @@ from society.replay.recorded import RecordedExecution
 
 __all__ = ["ReplaySandbox"]
 
+_NOT_RECORDED = "the log holds no recorded run of this program (the re-run diverged)"
+
 
 class ReplaySandbox:
     """A `CodeRunner` answering from recorded executions (an async context manager)."""
 
     def __init__(
         self,
-        executions: dict[str, deque[RecordedExecution]],
+        executions: dict[str, deque[RecordedExecution | None]],
         *,
         fallback: CodeRunner | None = None,
         pace: bool = True,
@@ -45,9 +49,12 @@ class ReplaySandbox:
         runs = self.executions.get(code)
         if runs:
             run = runs.popleft()
-            if self.pace and run.wall_s > 0:
-                await asyncio.sleep(run.wall_s)  # the recorded timing
-            return run
+            if run is not None:
+                if self.pace and run.wall_s > 0:
+                    await asyncio.sleep(run.wall_s)  # the recorded timing
+                return run
+            if self.fallback is None:
+                await asyncio.Event().wait()  # as recorded: it never finished
         if self.fallback is not None:
             return await self.fallback.execute(code, files, timeout_s)
         return RecordedExecution(
@@ -61,5 +68,5 @@ class ReplaySandbox:
             oom_killed=False,
             files={},
             files_dropped=[],
-            error="the log holds no recorded run of this program (the re-run diverged)",
+            error=_NOT_RECORDED,
         )

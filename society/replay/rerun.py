@@ -1,0 +1,116 @@
+"""Re-running a recorded run, and forking one.
+
+A re-run starts the society again on the scenario recorded in the log's goal, with every
+model answer and sandbox result served from the log (no model API, no Docker), recall
+from the long-term memory as it was when the run began, and then compares its message
+stream with the recorded one. A fork replays messages 1..N the same way and continues
+live — real models and sandbox, or those of a changed scenario — as a new run whose goal
+names the original (``origin: <run id>@<N>``).
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, replace
+
+from rich.console import Console
+
+from bus import Envelope
+from bus.runlog import LogRecord, read_jsonl
+from society.errors import RunError
+from society.replay.compare import Divergence, first_divergence
+from society.replay.recorded import Recorded
+from society.replay.source import LogSource
+from society.runner import RunOptions, RunOutcome, new_run_id, run_scenario
+from society.scenario import Scenario
+
+__all__ = ["RerunReport", "fork", "numbered", "rerun"]
+
+
+@dataclass(frozen=True)
+class RerunReport:
+    """The re-run and how it compares with the recording."""
+
+    outcome: RunOutcome
+    divergence: Divergence | None
+
+    @property
+    def identical(self) -> bool:
+        """Whether the re-run sent the same messages as the recording."""
+        return self.divergence is None
+
+
+def numbered(records: list[LogRecord]) -> list[tuple[int, Envelope]]:
+    """Valid messages with their 1-based place in the log."""
+    return [(n, r.envelope) for n, r in enumerate(records, start=1) if r.envelope is not None]
+
+
+def _scenario(source: LogSource, recorded: Recorded) -> Scenario:
+    scenario = recorded.scenario(source.inputs_dir)
+    missing = [c for c in scenario.roles.researcher.corpus if not (scenario.base_dir / c).exists()]
+    if missing:
+        msg = (
+            f"the scenario's corpus ({', '.join(missing)}) is not under {scenario.base_dir}: "
+            "replay a bundle made with `society bundle`, which carries it"
+        )
+        raise RunError(msg)
+    return scenario
+
+
+def _prepare(source: LogSource, options: RunOptions, name: str) -> RunOptions:
+    """A fresh run id, and a private memory folder seeded as the original one began."""
+    run_id = options.run_id or new_run_id(name)
+    memory = (options.runs_dir / run_id / "memory").resolve()
+    memory.mkdir(parents=True, exist_ok=True)
+    if source.memory_snapshot is not None:
+        shutil.copyfile(source.memory_snapshot, memory / "memory.sqlite3")
+    return replace(options, run_id=run_id, memory_dir=memory)
+
+
+def _usable(source: LogSource) -> None:
+    if source.stopped_at is not None:
+        msg = (
+            f"{source.where} is damaged from line {source.stopped_at}: a re-run needs the whole "
+            "log (the timeline still shows what could be read)"
+        )
+        raise RunError(msg)
+
+
+async def rerun(
+    source: LogSource, options: RunOptions, console: Console | None = None
+) -> RerunReport:
+    """Run the recorded scenario again from the log and compare the two streams."""
+    _usable(source)
+    recorded = Recorded.from_records(source.records)
+    scenario = _scenario(source, recorded)
+    opts = _prepare(source, options, scenario.name)
+    opts = replace(opts, recorded=recorded, live_after_recorded=False)
+    outcome = await run_scenario(scenario, opts, console)
+    if outcome.log_path is None:
+        msg = "the re-run wrote no log"
+        raise RunError(msg)
+    new = read_jsonl(outcome.log_path).records
+    return RerunReport(outcome, first_divergence(numbered(source.records), numbered(new)))
+
+
+async def fork(
+    source: LogSource,
+    at: int,
+    options: RunOptions,
+    scenario: Scenario | None = None,
+    console: Console | None = None,
+) -> RunOutcome:
+    """Replay messages 1..``at`` of the log, then continue live as a new run."""
+    if not 1 <= at <= len(source.records):
+        msg = f"--fork-at {at}: the log has messages 1..{len(source.records)}"
+        raise RunError(msg)
+    recorded = Recorded.from_records(source.records, upto=at)
+    chosen = scenario or _scenario(source, recorded)
+    opts = _prepare(source, options, chosen.name)
+    opts = replace(
+        opts,
+        recorded=recorded,
+        live_after_recorded=True,
+        origin=f"{recorded.run_id}@{at}",
+    )
+    return await run_scenario(chosen, opts, console)

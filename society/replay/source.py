@@ -1,0 +1,118 @@
+"""Where a log to replay comes from: a ``log.jsonl`` file, a run folder, a bundle, or a run
+id — the file under ``runs/<id>/`` when the run is over, else the run's NATS server (the
+URL given, or the one the running run wrote into ``runs/<id>/server.json``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bus import Bus, BusError, runlog, subjects
+from bus.runlog import LogProblem, LogRecord
+from society.errors import RunError
+from society.replay.bundle import INPUTS, is_bundle, open_bundle
+
+__all__ = ["LiveRun", "LogSource", "fetch", "live_server", "locate", "read_live", "read_local"]
+
+
+@dataclass
+class LogSource:
+    """A run's log as read, and what lies beside it."""
+
+    records: list[LogRecord]
+    where: str
+    """What was read, for messages."""
+    run_dir: Path | None = None
+    """The run folder (scenario.json, artifacts, memory snapshot), when there is one."""
+    problems: list[LogProblem] = field(default_factory=list)
+    stopped_at: int | None = None
+    """Line where reading stopped because the rest is damaged."""
+
+    @property
+    def run_id(self) -> str | None:
+        """The run's id, from its first valid message."""
+        return next((r.envelope.run_id for r in self.records if r.envelope is not None), None)
+
+    @property
+    def inputs_dir(self) -> Path | None:
+        """The scenario inputs packed in a bundle, if this came from one."""
+        if self.run_dir is not None and (self.run_dir / INPUTS).is_dir():
+            return self.run_dir / INPUTS
+        return None
+
+    @property
+    def memory_snapshot(self) -> Path | None:
+        """Long-term memory as it was when the run began, if any was recorded."""
+        if self.run_dir is None:
+            return None
+        path = self.run_dir / "memory-at-start.sqlite3"
+        return path if path.is_file() else None
+
+
+def live_server(runs_dir: Path, run_id: str) -> str | None:
+    """The NATS URL a running run wrote into its folder, if any."""
+    try:
+        return str(json.loads((runs_dir / run_id / "server.json").read_text())["url"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+@dataclass(frozen=True)
+class LiveRun:
+    """A run to read from a NATS server."""
+
+    url: str
+    run_id: str
+
+
+def locate(spec: str, *, runs_dir: Path, nats_url: str | None = None) -> Path | LiveRun:
+    """The log file, run folder or bundle ``spec`` names, or the server to read it from."""
+    path = Path(spec)
+    if path.is_file():
+        return path
+    if path.is_dir() and (path / "log.jsonl").is_file():
+        return path / "log.jsonl"
+    if nats_url is None and (runs_dir / spec / "log.jsonl").is_file():
+        return runs_dir / spec / "log.jsonl"
+    try:
+        subjects.check_token(spec, "run id")
+    except BusError:
+        msg = f"{spec}: no such log file, run folder or bundle"
+        raise RunError(msg) from None
+    url = nats_url or live_server(runs_dir, spec)
+    if url is None:
+        msg = (
+            f"{spec}: no log file {runs_dir / spec / 'log.jsonl'} and no live run of that id "
+            "(give --nats URL to read it from a NATS server)"
+        )
+        raise RunError(msg)
+    return LiveRun(url, spec)
+
+
+def read_local(
+    path: Path, *, scratch: Path, on_problem: Callable[[LogProblem], None] | None = None
+) -> LogSource:
+    """Read a log file (or a bundle, unpacked into ``scratch``)."""
+    if is_bundle(path):
+        path = open_bundle(path, scratch) / "log.jsonl"
+    read = runlog.read_jsonl(path, on_problem=on_problem)
+    return LogSource(read.records, str(path), path.parent, read.problems, read.stopped_at)
+
+
+async def read_live(run: LiveRun, runs_dir: Path) -> LogSource:
+    """Every message of a run stored so far on its server."""
+    records = await fetch(run.url, run.run_id)
+    folder = runs_dir / run.run_id
+    where = f"run {run.run_id} on {run.url}"
+    return LogSource(records, where, folder if folder.is_dir() else None)
+
+
+async def fetch(url: str, run_id: str) -> list[LogRecord]:
+    """Every message of ``run_id`` stored so far on the server at ``url``."""
+    async with Bus(url, name=f"replay-{run_id}") as bus:
+        if not await runlog.run_exists(bus, run_id):
+            msg = f"run {run_id!r} is not in the run log on {url}"
+            raise RunError(msg)
+        return await runlog.fetch_run(bus, run_id)

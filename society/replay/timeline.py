@@ -1,0 +1,236 @@
+"""A run's log as a readable timeline: numbered entries, one-line summaries, filters, the
+causal tree of a task, and a JSON form for machines.
+
+Entries are numbered 1..N in log order; that number is what ``--fork-at`` and parent links
+refer to. Times are seconds since the run's first message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.text import Text
+from rich.tree import Tree
+
+from bus import Envelope
+from bus.payloads import (
+    Answer,
+    Chat,
+    Control,
+    Critique,
+    DeadLetter,
+    ExecRequest,
+    ExecResult,
+    Final,
+    Goal,
+    Lesson,
+    Payload,
+    Plan,
+    PlanDecision,
+    PlanRequest,
+    Presence,
+    Question,
+    Rating,
+    TaskAssignment,
+    TaskResult,
+    Usage,
+)
+from bus.runlog import LogRecord
+
+__all__ = ["ROLE_STYLES", "Entry", "Filter", "entries", "render", "summarize", "to_json", "tree"]
+
+ROLE_STYLES = {
+    "runner": "bold white",
+    "manager": "bold cyan",
+    "planner": "magenta",
+    "researcher": "blue",
+    "coder": "green",
+    "critic": "yellow",
+    "reflector": "bright_black",
+    "human": "bold red",
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One message of the log, numbered, with its time since the run began."""
+
+    number: int
+    record: LogRecord
+    offset_s: float
+    parent_number: int | None = None
+
+    @property
+    def envelope(self) -> Envelope | None:
+        """The message, or None for a line kept as raw text."""
+        return self.record.envelope
+
+
+def entries(records: Iterable[LogRecord]) -> list[Entry]:
+    """Number the records and link each to its parent's number."""
+    records = list(records)
+    first = next((r.envelope.ts for r in records if r.envelope is not None), 0)
+    numbers: dict[str, int] = {}
+    result = []
+    for n, record in enumerate(records, start=1):
+        env = record.envelope
+        if env is None:
+            result.append(Entry(n, record, 0.0))
+            continue
+        numbers[env.id] = n
+        parent = numbers.get(env.parent_id) if env.parent_id else None
+        result.append(Entry(n, record, (env.ts - first) / 1e6, parent))
+    return result
+
+
+@dataclass
+class Filter:
+    """Which entries to show: every given criterion must hold (repeatable ones: any of)."""
+
+    roles: set[str] = field(default_factory=set)
+    types: set[str] = field(default_factory=set)
+    tasks: set[str] = field(default_factory=set)
+    since_s: float | None = None
+    until_s: float | None = None
+
+    def __call__(self, entry: Entry) -> bool:
+        env = entry.envelope
+        if env is None:
+            return not (self.roles or self.types or self.tasks)
+        return (
+            (not self.roles or env.role in self.roles)
+            and (not self.types or env.payload.type in self.types)
+            and (not self.tasks or (env.task_id or "") in self.tasks)
+            and (self.since_s is None or entry.offset_s >= self.since_s)
+            and (self.until_s is None or entry.offset_s <= self.until_s)
+        )
+
+
+def _cut(text: str, n: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def summarize(p: Payload) -> str:
+    """A one-line description of a payload."""
+    match p:
+        case Goal():
+            return _cut(p.text) + (f" (fork of {p.origin})" if p.origin else "")
+        case PlanRequest():
+            why = f": {p.critique}" if p.critique else ""
+            return _cut(f"revision {p.revision} try {p.attempt} ({p.reason}){why}")
+        case Plan():
+            if p.error:
+                return _cut(f"revision {p.revision} failed: {p.error}")
+            return _cut(f"revision {p.revision}: " + ", ".join(t.id for t in p.tasks))
+        case PlanDecision():
+            verdict = "accepted" if p.accepted else "refused: " + "; ".join(p.errors)
+            return _cut(f"revision {p.revision} {verdict}")
+        case TaskAssignment():
+            return _cut(f"{p.task.id} → {p.task.role} (try {p.attempt}): {p.task.description}")
+        case TaskResult():
+            detail = p.error or p.summary or ", ".join(p.outputs)
+            return _cut(f"{p.task_id} {p.status}: {detail}")
+        case ExecRequest():
+            return _cut(f"run {len(p.code.splitlines())} lines of {p.language}")
+        case ExecResult():
+            if p.error:
+                return _cut(f"sandbox error: {p.error}")
+            how = "timed out" if p.timed_out else f"exit {p.exit_code}"
+            last = (p.stderr.strip().splitlines() or [""])[-1]
+            return _cut(f"{how} in {p.wall_s:.2f}s {last}")
+        case Usage() if p.kind == "model":
+            if p.error or p.cancelled:
+                return _cut(f"{p.model}: {'cancelled' if p.cancelled else p.error}")
+            return f"{p.model}: {p.tokens_in}+{p.tokens_out} tokens, {p.latency_s:.2f}s"
+        case Usage():
+            return f"sandbox {p.sandbox_s:.2f}s"
+        case Question():
+            return _cut(f"[{p.question_id}] {p.text} (default {p.default!r})")
+        case Answer():
+            return _cut(f"[{p.question_id}] {p.by}: {p.text or p.approved}")
+        case Chat():
+            to = f"@{p.to} " if p.to else ""
+            return _cut(f"{to}{p.text}")
+        case Rating():
+            return _cut(f"{p.task_id} rated {p.score}/5 by {p.by}: {p.comment}")
+        case Critique():
+            return _cut(f"{p.detector} → {p.verdict}: {p.summary}")
+        case Lesson():
+            return _cut(p.text)
+        case Control():
+            return _cut(f"{p.action} {' '.join(p.task_ids)} {p.reason}")
+        case Presence():
+            return f"{p.status} ({p.role}, pid {p.pid})" if p.pid else p.status
+        case Final():
+            return _cut(f"{p.status}: {p.reason or p.answer or ''}")
+        case DeadLetter():
+            return _cut(f"on {p.subject}: {p.error}")
+    return ""
+
+
+def render(entry: Entry) -> Text:
+    """One coloured timeline line."""
+    env = entry.envelope
+    line = Text(f"#{entry.number:<5}", style="dim")
+    if env is None:
+        line.append(f"(not a valid message: {entry.record.error})", style="red")
+        return line
+    line.append(f"{entry.offset_s:8.3f}s ", style="dim")
+    line.append(f"{env.sender:<14} ", style=ROLE_STYLES.get(env.role, ""))
+    line.append(f"{env.payload.type:<13} ", style="bold")
+    line.append(f"{('[' + env.task_id + ']') if env.task_id else '':<14} ", style="cyan")
+    line.append(summarize(env.payload))
+    if entry.parent_number is not None:
+        line.append(f"  ← #{entry.parent_number}", style="dim")
+    return line
+
+
+def to_json(entry: Entry) -> dict[str, Any]:
+    """An entry for machines: number, seq, subject, parent number and the message."""
+    env = entry.envelope
+    return {
+        "number": entry.number,
+        "seq": entry.record.seq,
+        "subject": entry.record.subject,
+        "offset_s": round(entry.offset_s, 6),
+        "parent_number": entry.parent_number,
+        "envelope": json.loads(env.model_dump_json()) if env is not None else None,
+        "raw": entry.record.raw,
+        "error": entry.record.error,
+    }
+
+
+def tree(all_entries: list[Entry], task: str | None = None) -> Tree:
+    """The causal tree (parent links) of a task's messages, or of the whole run."""
+    children: dict[int | None, list[Entry]] = defaultdict(list)
+    for e in all_entries:
+        if e.envelope is not None and e.envelope.payload.type != "presence":
+            children[e.parent_number].append(e)
+    in_task = {
+        e.number
+        for e in all_entries
+        if e.envelope is not None and (task is None or e.envelope.task_id == task)
+    }
+    title = f"causal tree of task {task}" if task else "causal tree of the run"
+    root = Tree(Text(title, style="bold"))
+
+    shown: set[int] = set()
+
+    def grow(node: Tree, entry: Entry) -> None:
+        shown.add(entry.number)
+        branch = node.add(render(entry))
+        for child in children.get(entry.number, []):
+            grow(branch, child)
+
+    # Roots: messages of the task whose parent is not itself a message of the task.
+    for e in all_entries:
+        if e.number in in_task and e.parent_number not in in_task and e.number not in shown:
+            if e.envelope is not None and e.envelope.payload.type == "presence":
+                continue
+            grow(root, e)
+    return root
