@@ -106,11 +106,11 @@ class Critic(Role):
         if isinstance(p, PlanDecision) and p.accepted:
             self.revision = p.revision
             self.awaiting_plan = False
-            self.spawn(self.review(env))  # a plan that wanders off is caught before it runs
+            self.spawn(self.review(env, len(self.history)))  # catch a wandering plan early
         elif _counts(env):
             self.results_since_review += 1
             if self.results_since_review >= self.settings.every_results:
-                self.spawn(self.review(env))
+                self.spawn(self.review(env, len(self.history)))
 
     async def _timer(self) -> None:
         while not self.done:
@@ -118,15 +118,18 @@ class Critic(Role):
             if self.history and not self.done:
                 await self.review(None)
 
-    async def review(self, parent: Envelope | None) -> list[Critique]:
-        """Run the detectors (and the model review if on); publish new findings."""
+    async def review(self, parent: Envelope | None, upto: int | None = None) -> list[Critique]:
+        """Run the detectors (and the model review if on); publish new findings.
+
+        ``upto`` limits the review to the history as it was when the review was due, so
+        a finding is always attributed to the message that completed it (replays match).
+        """
         async with self._reviewing:
             self.results_since_review = 0
             if self.awaiting_plan:
                 return []
-            findings = [
-                f for f in detect_all(self.history, self.goal, self.settings) if self._new(f)
-            ]
+            history = self.history if upto is None else self.history[:upto]
+            findings = [f for f in detect_all(history, self.goal, self.settings) if self._new(f)]
             if self.settings.model_review and self.ctx.model is not None and not findings:
                 review = await self._model_review(parent)
                 if review is not None:
