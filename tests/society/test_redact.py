@@ -76,10 +76,16 @@ script:
 """
     )
     assert outcome.exit_code == 0
-    for path in Path(outcome.run_dir).rglob("*"):
-        if path.is_file() and path.suffix in (".json", ".jsonl"):
-            assert SECRET not in path.read_text(errors="replace"), path
+    assert _files_holding(outcome.run_dir, SECRET) == []
     goal = json.loads((outcome.run_dir / "scenario.json").read_text())
     assert goal["models"]["paid"]["config"]["api_key"] == REDACTED
     captured = capsys.readouterr()
     assert SECRET not in captured.out + captured.err
+
+
+def _files_holding(folder: Path, text: str) -> list[Path]:
+    return [
+        p
+        for p in folder.rglob("*")
+        if p.is_file() and p.suffix in (".json", ".jsonl") and text in p.read_text(errors="replace")
+    ]
