@@ -7,6 +7,7 @@ only keeps the state (when a person's conversation view owns the terminal).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from rich.console import Console, Group
@@ -131,6 +132,9 @@ def render_summary(
         console.print(f"[bold]reason:[/] {final.reason}", highlight=False)
     if final and final.answer:
         console.print(Panel(final.answer, title="answer", expand=False))
+    elif final and final.outputs:
+        text = json.dumps(final.outputs, indent=1, ensure_ascii=False)
+        console.print(Panel(text, title="results so far", expand=False))
     console.print(task_table(state))
     if state.critiques:
         for c in state.critiques:

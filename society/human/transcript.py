@@ -125,6 +125,8 @@ def describe(env: Envelope, asked: AskedQuestion | None = None) -> list[str] | N
             lines = [f"final: {p.status}" + (f": {p.reason}" if p.reason else "")]
             if p.answer:
                 lines.append(f"  answer: {_short(p.answer, 400)}")
+            elif p.outputs:
+                lines.append(f"  results so far: {_short(p.outputs, 400)}")
             return lines
         case DeadLetter():
             return [f"dead letter on {p.subject}: {p.error}"]
