@@ -23,6 +23,7 @@ from bus import Bus, BusError
 from bus.payloads import Answer, Chat, Control, Final, Payload, Presence, Rating
 from bus.runlog import LogRecord, fetch_run, follow_run
 from roles.human_gate import HEARTBEAT_S
+from society.errors import ServerUnreachable
 from society.human.commands import (
     HELP,
     Approve,
@@ -42,6 +43,8 @@ from society.human.transcript import describe, render
 __all__ = ["HumanSession", "person_name"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+LOST_S = 10.0
+"""How long the server may be unreachable before the session gives up."""
 
 
 def person_name(name: str | None) -> str:
@@ -90,18 +93,21 @@ class HumanSession:
         self.announced = True
         self._banner()
         last = history[-1].seq if history else 0
-        follow = asyncio.create_task(self._follow(last + 1), name="human-follow")
-        jobs = [follow, asyncio.create_task(self._heartbeat(), name="human-heartbeat")]
+        jobs = [
+            asyncio.create_task(self._follow(last + 1), name="human-follow"),
+            asyncio.create_task(self._keepalive(), name="human-keepalive"),
+        ]
         if self.lines is not None:
             jobs.append(asyncio.create_task(self._commands(self.lines), name="human-input"))
         try:
-            ends = [j for j in jobs if j.get_name() != "human-heartbeat"]
-            await asyncio.wait(ends, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait(jobs, return_when=asyncio.FIRST_COMPLETED)
         finally:
             for job in jobs:
                 job.cancel()
             await asyncio.gather(*jobs, return_exceptions=True)
             await self.leave()
+        for job in done:
+            job.result()  # the keepalive's ServerUnreachable
         return self.conv.final
 
     async def leave(self) -> None:
@@ -155,11 +161,25 @@ class HumanSession:
             if self.conv.final is not None:
                 return
 
-    async def _heartbeat(self) -> None:
+    async def _keepalive(self) -> None:
+        """Heartbeats while connected; give up when the server is gone for `LOST_S`."""
+        loop = asyncio.get_running_loop()
+        beat = lost = loop.time()
         while True:
-            await asyncio.sleep(HEARTBEAT_S)
-            with contextlib.suppress(BusError):
-                await self._send(Presence(status="heartbeat", role="human"))
+            await asyncio.sleep(0.5)
+            now = loop.time()
+            if self.bus.is_connected:
+                lost = now
+            elif now - lost > LOST_S:
+                msg = (
+                    f"lost the connection to the run's server for {LOST_S:g}s: "
+                    "the run has probably ended (its log is in the run folder)"
+                )
+                raise ServerUnreachable(msg)
+            if now - beat >= HEARTBEAT_S and self.bus.is_connected:
+                beat = now
+                with contextlib.suppress(BusError):
+                    await self._send(Presence(status="heartbeat", role="human"))
 
     # -- taking commands -----------------------------------------------------------------
 

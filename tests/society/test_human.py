@@ -137,7 +137,7 @@ script:
 
 
 async def test_with_nobody_attached_each_question_times_out_to_its_default(
-    run_yaml: RunYaml,
+    run_yaml: RunYaml, nats_url: str, procs: list[Proc]
 ) -> None:
     outcome = await run_yaml(NOBODY)
     assert outcome.exit_code == 0, outcome.final
@@ -159,6 +159,15 @@ async def test_with_nobody_attached_each_question_times_out_to_its_default(
     assert by_id[decision.parent_id or ""].payload == answers[0]  # approved by the default
     assert any("no answer to manager-0-1: nobody answered" in e for e in outcome.state.events)
     assert outcome.final is not None and outcome.final.answer == "The sieve of Eratosthenes."
+    # attaching afterwards shows how it went, and that it is over
+    procs.append(await Proc.start("attach", outcome.run_id, "--nats", nats_url))
+    late = procs[0]
+    await late.expect(
+        r"manager/0 +no answer to #1 \[manager-0-1\]: nobody answered within 0.3s "
+        r"\(no human attached\); proceeding on the default 'approve'"
+    )
+    await late.expect(rf"run {outcome.run_id} has ended \(succeeded\)")
+    assert await late.finish() == 0
 
 
 async def test_a_second_approval_of_the_same_plan_is_ignored_with_a_notice(
@@ -223,6 +232,14 @@ async def test_a_role_asks_the_person_who_rates_a_result_meanwhile(
     procs.append(await Proc.start("attach", run_id, "--nats", nats_url, "--name", "carol"))
     carol = procs[0]
     await carol.expect(r"waiting: #1 question from researcher/0 .*: Eratosthenes or Atkin\?")
+    await carol.expect(r"human/carol +carol attached")
+    # another person under the same name is told apart
+    procs.append(await Proc.start("attach", run_id, "--nats", nats_url, "--name", "carol"))
+    other = procs[1]
+    await other.expect(r"carol is already attached: you are carol-2")
+    await other.send("quit")
+    assert await other.finish() == 0
+    await carol.expect(r"human/carol-2 +carol-2 left")
     await carol.send("rate nosuch 3")
     await carol.expect(r"task 'nosuch' has no result to rate \(tasks with results: explain\)")
     await carol.send("rate explain 4 clear, but say why 1 is not prime")
