@@ -142,7 +142,7 @@ class RunState:
                 return self.event(f"no answer to {p.question_id}: {p.note}"[:300])
             case Answer():
                 verdict = {True: "approves", False: "rejects", None: "answers"}[p.approved]
-                said = f": {p.text}" if p.text else ""
+                said = f": {p.text}" if p.text and p.text != "approve" else ""
                 return self.event(f"{p.by} {verdict} {p.question_id}{said}"[:300])
             case Chat() if env.role == "human" or p.to == "human":
                 return self.event(f"{p.by or env.role} → {p.to or 'everyone'}: {p.text}"[:300])
