@@ -49,7 +49,7 @@ class Proc:
         self.proc.stdin.write(line.encode() + b"\n")
         await self.proc.stdin.drain()
 
-    async def expect(self, pattern: str, timeout: float = 20.0) -> str:
+    async def expect(self, pattern: str, timeout: float = 30.0) -> str:
         """The first line from here on matching ``pattern``; fails with the transcript."""
         regex = re.compile(pattern)
         assert self.proc.stdout is not None
@@ -72,10 +72,13 @@ class Proc:
     async def finish(self, timeout: float = 30.0) -> int:
         """Wait for the exit (reading the rest of the output); returns the exit code."""
         assert self.proc.stdout is not None
-        async with asyncio.timeout(timeout):
-            rest = await self.proc.stdout.read()
-            self.lines += rest.decode(errors="replace").splitlines()
-            return await self.proc.wait()
+        try:
+            async with asyncio.timeout(timeout):
+                rest = await self.proc.stdout.read()
+                self.lines += rest.decode(errors="replace").splitlines()
+                return await self.proc.wait()
+        except TimeoutError:
+            raise AssertionError(f"{self.name} did not exit:\n{self.transcript}") from None
 
     def stop(self) -> None:
         """Kill it if it is still running (test clean-up)."""
@@ -116,22 +119,26 @@ class Watch:
         self._arrived.set()
 
     async def wait_for(
-        self, kind: str, where: Callable[[Any], bool] = lambda p: True, timeout: float = 20.0
+        self, kind: str, where: Callable[[Any], bool] = lambda p: True, timeout: float = 30.0
     ) -> Envelope:
         """The first message of type ``kind`` whose payload satisfies ``where``."""
         checked = 0
-        async with asyncio.timeout(timeout):
-            while True:
-                for env in self.seen[checked:]:
-                    if env.payload.type == kind and where(env.payload):
-                        return env
-                checked = len(self.seen)
-                if self._run is not None and self._run.done():
-                    outcome = self._run.exception() or self._run.result()
-                    msg = f"the run ended before a {kind} came: {outcome!r}"
-                    raise AssertionError(msg)
-                self._arrived.clear()
-                await self._arrived.wait()
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    for env in self.seen[checked:]:
+                        if env.payload.type == kind and where(env.payload):
+                            return env
+                    checked = len(self.seen)
+                    if self._run is not None and self._run.done():
+                        outcome = self._run.exception() or self._run.result()
+                        msg = f"the run ended before a {kind} came: {outcome!r}"
+                        raise AssertionError(msg)
+                    self._arrived.clear()
+                    await self._arrived.wait()
+        except TimeoutError:
+            seen = [f"{e.sender} {e.payload.type}" for e in self.seen]
+            raise AssertionError(f"no {kind} within {timeout:g}s; seen: {seen}") from None
 
     async def send(self, sender: str, payload: Any, **kw: Any) -> str:
         """Publish as ``sender`` (a person, in tests that act as one)."""

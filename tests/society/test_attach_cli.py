@@ -19,7 +19,7 @@ from tests.proc import alive
 
 from .humans import Proc
 
-pytestmark = [pytest.mark.nats, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.nats, pytest.mark.timeout(120)]
 
 
 @pytest.fixture
@@ -76,6 +76,7 @@ async def test_attach_to_a_server_that_is_down_fails_fast(tmp_path: Path) -> Non
     assert code == 3
     assert f"error: run 'old-run': its server at {url} does not answer" in out
     assert "the run has probably ended; its log is" in out
+    assert "Traceback" not in out
 
 
 ABORTED = """
@@ -147,7 +148,7 @@ name: approve_here
 goal: {text: Explain what a prime number is.}
 models: {default: {provider: scripted}}
 roles:
-  human: {plan_approval: true, timeout_s: 45}
+  human: {plan_approval: true, timeout_s: 100}
 script:
   planner:
     - answer: {success_criteria: [a prime is defined], tasks: [{id: define, role: researcher, description: Define a prime number., outputs: [answer]}]}

@@ -26,7 +26,7 @@ from roles.memory import Memory
 from .conftest import ROOT, RunYaml, payloads, records
 from .humans import Proc, Watch
 
-pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(60)]
+pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(120)]
 
 
 @pytest.fixture
@@ -48,7 +48,7 @@ name: approval
 goal: {text: Explain what a prime number is.}
 models: {default: {provider: scripted}}
 roles:
-  human: {plan_approval: true, timeout_s: 45}
+  human: {plan_approval: true, timeout_s: 100}
 script:
   planner:
     - answer: {success_criteria: [a prime is defined], tasks: [{id: history, role: researcher, description: Tell the whole history of prime numbers since antiquity., outputs: [answer]}]}
@@ -74,13 +74,15 @@ async def test_attached_people_reject_remark_and_approve(
     await alice.send("reject Too broad, just define a prime")
     await bob.expect(r"alice answers #1 \[manager-0-1\]: reject: Too broad, just define a prime")
     await bob.expect(r"\? #2 \[manager-0-2\] plan approval for the human")
+    await bob.send("approve #1")  # too late: alice's answer counted
+    await bob.expect(r"notice: #1 was already settled by alice; yours is not sent")
     await bob.send("say @researcher Mention Euclid")
     await alice.expect(r"human/bob +bob → researcher: Mention Euclid")
     await alice.send("approve")
     for person in procs:
         await person.expect(r"final: succeeded")
         assert await person.finish() == 0, person.transcript
-    outcome = await asyncio.wait_for(run, 30)
+    outcome = await asyncio.wait_for(run, 45)
 
     assert outcome.exit_code == 0, outcome.final
     assert outcome.final is not None and "Euclid" in (outcome.final.answer or "")
@@ -189,7 +191,7 @@ async def test_a_second_approval_of_the_same_plan_is_ignored_with_a_notice(
     assert notice.payload.text == (  # type: ignore[union-attr]
         f"bob's answer to {qid} (approved) is ignored: alice already settled it (approved)"
     )
-    outcome = await asyncio.wait_for(run, 30)
+    outcome = await asyncio.wait_for(run, 45)
     # the plan was approved once and started once
     decisions: list[PlanDecision] = payloads(outcome, "plan_decision")
     assert [(d.revision, d.accepted) for d in decisions] == [(1, True)]
@@ -201,7 +203,7 @@ name: rate_and_ask
 goal: {text: "Explain primes, then name a sieve."}
 models: {default: {provider: scripted}}
 roles:
-  human: {questions: true, timeout_s: 45}
+  human: {questions: true, timeout_s: 100}
 script:
   planner:
     - answer:
@@ -247,7 +249,7 @@ async def test_a_role_asks_the_person_who_rates_a_result_meanwhile(
     await carol.send("answer #1 Atkin please")
     await carol.expect(r"final: succeeded")
     assert await carol.finish() == 0, carol.transcript
-    outcome = await asyncio.wait_for(run, 30)
+    outcome = await asyncio.wait_for(run, 45)
 
     assert outcome.final is not None and outcome.final.answer == "The sieve of Atkin."
     answer: Answer = payloads(outcome, "answer")[0]
@@ -278,7 +280,7 @@ async def test_escalation_lets_the_person_attached_grant_one_more_replan(
     assert "The replan budget (0) is spent" in question.text
     reply = Answer(question_id=question.question_id, text="replan multiply in a loop", by="dana")
     await watch.send("human/dana", reply, parent_id=asked.id)
-    outcome = await asyncio.wait_for(run, 40)
+    outcome = await asyncio.wait_for(run, 45)
     assert outcome.exit_code == 0, outcome.final
     requests: list[PlanRequest] = payloads(outcome, "plan_request")
     assert [r.reason for r in requests] == ["initial", "escalation"]
