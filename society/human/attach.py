@@ -14,7 +14,7 @@ from bus import Bus, ConnectOptions
 from bus.payloads import Final
 from society.human.lines import read_lines
 from society.human.locate import connect_to_run, locate_run
-from society.human.session import HumanSession, person_name
+from society.human.session import HumanSession, cancel_all, person_name
 
 __all__ = ["attach", "human_in_run"]
 
@@ -53,8 +53,8 @@ async def human_in_run(
         try:
             yield session
         finally:
-            task.cancel()
-            (outcome,) = await asyncio.gather(task, return_exceptions=True)
+            await cancel_all([task])
+            outcome = None if task.cancelled() else task.exception()
             if isinstance(outcome, Exception):
                 console.print(f"[red]the human session failed:[/] {outcome}", highlight=False)
             await session.leave()

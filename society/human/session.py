@@ -14,7 +14,8 @@ import contextlib
 import os
 import re
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Collection
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -40,11 +41,25 @@ from society.human.commands import (
 from society.human.state import AskedQuestion, Conversation
 from society.human.transcript import describe, render
 
-__all__ = ["HumanSession", "person_name"]
+__all__ = ["HumanSession", "cancel_all", "person_name"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 LOST_S = 10.0
 """How long the server may be unreachable before the session gives up."""
+
+
+async def cancel_all(tasks: Collection[asyncio.Task[Any]]) -> None:
+    """Cancel tasks and wait until they are done, cancelling again while they are not.
+
+    On Python 3.11 a cancel that races with a reply inside a library's ``wait_for`` is
+    swallowed (nats-py's requests use it), so one cancel is not always enough.
+    """
+    pending = {t for t in tasks if not t.done()}
+    while pending:
+        for task in pending:
+            task.cancel()
+        _, pending = await asyncio.wait(pending, timeout=0.5)
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def person_name(name: str | None) -> str:
@@ -102,9 +117,7 @@ class HumanSession:
         try:
             done, _ = await asyncio.wait(jobs, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for job in jobs:
-                job.cancel()
-            await asyncio.gather(*jobs, return_exceptions=True)
+            await cancel_all(jobs)
             await self.leave()
         for job in done:
             job.result()  # the keepalive's ServerUnreachable

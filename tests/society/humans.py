@@ -74,8 +74,8 @@ class Proc:
         assert self.proc.stdout is not None
         try:
             async with asyncio.timeout(timeout):
-                rest = await self.proc.stdout.read()
-                self.lines += rest.decode(errors="replace").splitlines()
+                while raw := await self.proc.stdout.readline():
+                    self.lines.append(raw.decode(errors="replace").rstrip("\n"))
                 return await self.proc.wait()
         except TimeoutError:
             raise AssertionError(f"{self.name} did not exit:\n{self.transcript}") from None
