@@ -161,7 +161,8 @@ class Bus:
         with contextlib.suppress(TimeoutError, nats.errors.Error, OSError):
             await asyncio.wait_for(self._nc.drain(), timeout=5)
         if not self._nc.is_closed:
-            await self._nc.close()
+            with contextlib.suppress(TimeoutError, nats.errors.Error, OSError):  # server gone
+                await self._nc.close()
 
     @property
     def nc(self) -> Client:
@@ -176,6 +177,11 @@ class Bus:
         """The server this connection is attached to right now."""
         url = self.nc.connected_url
         return "" if url is None else url.geturl()
+
+    @property
+    def is_connected(self) -> bool:
+        """Whether the server is reachable right now (False while reconnecting, or closed)."""
+        return self.state is BusState.OPEN and self._nc is not None and self._nc.is_connected
 
     @property
     def dead_letters(self) -> int:

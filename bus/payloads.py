@@ -235,6 +235,8 @@ class Answer(_Payload):
     approved: bool | None = None
     by: str
     """Who answered: a person's name, or 'default' when the timeout chose."""
+    note: str = ""
+    """Why the default was taken (nobody answered in time; whether anyone was attached)."""
 
 
 class Chat(_Payload):

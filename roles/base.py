@@ -4,7 +4,7 @@ A role instance owns one NATS connection (as if it ran on another machine), rout
 payloads it receives to its `handle` method, publishes typed messages, calls its model
 through `call_model` / `ask_structured` (each call publishes a usage message carrying the
 answer, which is what replay serves back), and takes remarks addressed to it into its
-next prompt.
+next prompt. A role may ask the human (`ask_human`) when the scenario allows it.
 """
 
 from __future__ import annotations
@@ -44,8 +44,9 @@ from roles.errors import (
     RoleError,
     TaskFailed,
 )
+from roles.human_gate import HumanGate, HumanReply, QuestionKind
 from roles.model_access import ModelAccess, ModelReply, estimate_tokens, fingerprint
-from roles.settings import RoleSettings
+from roles.settings import HumanSettings, RoleSettings
 from roles.structured import AnswerInvalid, parse_answer
 
 __all__ = ["Role", "RoleContext", "WorkerRole"]
@@ -87,6 +88,13 @@ class Role:
         self._consults: dict[str, asyncio.Future[str]] = {}
         self._my_chats: set[str] = set()
         self.log = log.bind(role=self.name, instance=ctx.instance, run=ctx.run_id)
+        human = ctx.extras.get("human")
+        self.human = HumanGate(
+            self.bus,
+            ctx.run_id,
+            self.sender,
+            human if isinstance(human, HumanSettings) else HumanSettings(),
+        )
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -103,6 +111,7 @@ class Role:
         await self.bus.connect()
         for pattern, queue in self.subscriptions():
             await self.bus.subscribe(pattern, self._dispatch, queue=queue)
+        await self.human.open()
         await self.bus.flush()
         await self.send(
             Presence(
@@ -204,6 +213,29 @@ class Role:
             Chat(text=f"{self.name} cannot answer questions", to=env.role),
             parent=env,
             task_id=env.task_id,
+        )
+
+    async def ask_human(
+        self,
+        text: str,
+        *,
+        default: str,
+        options: Sequence[str] = (),
+        kind: QuestionKind = "question",
+        parent: Envelope | str | None = None,
+        task_id: str | None = None,
+    ) -> HumanReply:
+        """Ask the human and wait for the answer, or the default after the timeout.
+
+        Plain questions need ``roles.human.questions`` in the scenario; the manager's
+        plan approvals and escalations have settings of their own.
+        """
+        if kind == "question" and not self.human.settings.questions:
+            msg = "this scenario does not let roles ask the human (roles.human.questions is off)"
+            raise RoleError(msg)
+        self.checkpoint()
+        return await self.human.ask(
+            text, default=default, options=options, kind=kind, parent=parent, task_id=task_id
         )
 
     def checkpoint(self) -> None:

@@ -1,5 +1,7 @@
 """The researcher: answers a task with tools — long-term memory, a local document corpus,
-and a pluggable web search (off unless the scenario turns it on and one is given)."""
+and a pluggable web search (off unless the scenario turns it on and one is given). It may
+ask the planner to clarify a task, and, when the scenario allows questions to the human,
+ask the person attached (the default answer leaves the decision to the researcher)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,11 @@ each fact comes from, and never invent sources. Answer with one JSON object only
 If the task is unclear, you may instead ask the planner one question:
 {"ask": "your question"}"""
 
+ASK_HUMAN = """If only the person you work for can decide (a preference, a choice between
+options), you may instead ask them one question: {"ask_human": "your question"}"""
+
+NO_ANSWER = "(no answer: decide yourself)"
+
 
 class WebSearch(Protocol):
     """A web search tool; none ships enabled (no network here), plug one in via extras."""
@@ -38,13 +45,14 @@ class _Answer(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     ask: str | None = None
+    ask_human: str | None = None
     outputs: Any = None
     summary: str = ""
     sources: list[str] = []
 
     @model_validator(mode="after")
     def _one_of(self) -> _Answer:
-        if self.ask is None and self.outputs is None:
+        if self.ask is None and self.ask_human is None and self.outputs is None:
             msg = "give either outputs or a question in ask"
             raise ValueError(msg)
         return self
@@ -91,14 +99,20 @@ class Researcher(WorkerRole):
             answer = await self.ask_structured(
                 convo, schema, what="research answer", parent=env, task_id=task.id
             )
-            if answer.ask is None or answer.outputs is not None:
+            if answer.outputs is not None:
                 break
-            reply = await self.consult("planner", answer.ask, parent=env, task_id=task.id)
+            if answer.ask_human is not None:
+                asked, source = {"ask_human": answer.ask_human}, "human"
+                said = await self._ask_human(env, answer.ask_human)
+            elif answer.ask is not None:
+                asked, source = {"ask": answer.ask}, "planner"
+                reply = await self.consult("planner", answer.ask, parent=env, task_id=task.id)
+                said = f"The planner answered: {reply}"
+            else:
+                break
             convo += [
-                AssistantMessage(content=json.dumps({"ask": answer.ask}), source=self.name),
-                UserMessage(
-                    content=f"The planner answered: {reply}\nNow answer the task.", source="planner"
-                ),
+                AssistantMessage(content=json.dumps(asked), source=self.name),
+                UserMessage(content=f"{said}\nNow answer the task.", source=source),
             ]
         if answer.outputs is None:
             msg = f"the researcher kept asking questions instead of answering ({consults} asked)"
@@ -112,6 +126,15 @@ class Researcher(WorkerRole):
             outputs=data["outputs"],
             summary=str(data.get("summary", "")),
         )
+
+    async def _ask_human(self, env: Envelope, question: str) -> str:
+        """Ask the person attached; what the model is told they said."""
+        if not self.human.settings.questions:
+            return "No person can be asked in this run: decide yourself."
+        reply = await self.ask_human(question, default=NO_ANSWER, parent=env, task_id=env.task_id)
+        if reply.defaulted:
+            return "Nobody answered in time: decide yourself."
+        return f"{reply.by} (the human) answered: {reply.text}"
 
     def prompt(self, assignment: TaskAssignment, hits: list[Hit]) -> list[LLMMessage]:
         """The messages for one research task."""
@@ -131,7 +154,8 @@ class Researcher(WorkerRole):
         notes = assignment.notes + self.take_remarks()
         if notes:
             parts.append("Keep in mind:\n- " + "\n- ".join(notes))
+        system = f"{SYSTEM}\n{ASK_HUMAN}" if self.human.settings.questions else SYSTEM
         return [
-            self.system_prompt(SYSTEM),
+            self.system_prompt(system),
             UserMessage(content="\n\n".join(parts), source="manager"),
         ]

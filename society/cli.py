@@ -173,6 +173,10 @@ def run(
     memory_dir: Annotated[
         Path | None, typer.Option(help="Long-term memory folder (default: RUNS_DIR/memory)")
     ] = None,
+    human: Annotated[
+        bool, typer.Option("--human", help="Take part as the human from this terminal")
+    ] = False,
+    name: Annotated[str | None, typer.Option(help="Your name with --human")] = None,
 ) -> None:
     """Run a society on the scenario's goal; prints progress and a summary (exit 0 on success)."""
     from society.models.factory import override_spec
@@ -185,9 +189,46 @@ def run(
         run_id=run_id,
         memory_dir=memory_dir,
         model_override=override_spec(model, base_url, api_key_env) if model else None,
+        human=(name or "") if human else None,
     )
     outcome = _guarded(lambda: run_scenario(loaded, options, err))
     raise typer.Exit(outcome.exit_code)
+
+
+@app.command()
+def attach(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Id of the run to join")],
+    nats: Annotated[
+        str | None,
+        typer.Option(
+            "--nats", help="The run's NATS server (default: from RUNS_DIR/RUN/server.json)"
+        ),
+    ] = None,
+    runs_dir: Annotated[Path, typer.Option(help="Where run folders are")] = Path("runs"),
+    name: Annotated[
+        str | None, typer.Option(help="Your name in the run (default: your login name)")
+    ] = None,
+    connect_timeout: Annotated[float, typer.Option(help="Seconds to wait for the server")] = 5.0,
+) -> None:
+    """Join a running society as the human: see the conversation, answer, approve, steer, rate."""
+    from society.errors import RunNotFound, ServerUnreachable
+    from society.human import attach as attach_run
+
+    try:
+        run_async(
+            attach_run(
+                run_id,
+                runs_dir=runs_dir,
+                nats_url=nats,
+                name=name,
+                console=Console(highlight=False),
+                connect_timeout_s=connect_timeout,
+            )
+        )
+    except RunNotFound as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
+    except (ServerUnreachable, BusError) as exc:
+        raise fail(str(exc), EXIT_ENVIRONMENT) from None
 
 
 def _guarded(make: Callable[[], Coroutine[Any, Any, T]]) -> T:

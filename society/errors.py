@@ -11,7 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ModelConfigError", "RunError", "ScenarioError", "ScenarioIssue", "SocietyError"]
+__all__ = [
+    "ModelConfigError",
+    "RunError",
+    "RunNotFound",
+    "ScenarioError",
+    "ScenarioIssue",
+    "ServerUnreachable",
+    "SocietyError",
+]
 
 
 class SocietyError(Exception):
@@ -48,3 +56,11 @@ class ModelConfigError(SocietyError):
 
 class RunError(SocietyError):
     """A run could not be started, found or attached to."""
+
+
+class RunNotFound(RunError):
+    """No run with that id in the runs folder or on the server."""
+
+
+class ServerUnreachable(RunError):
+    """The NATS server of a run does not answer (it is down, or the run has ended)."""

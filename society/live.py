@@ -1,11 +1,13 @@
 """The live view of a run (rich) and the end-of-run summary.
 
 On a terminal the view redraws a task table with usage and recent events; elsewhere
-(CI, pipes) it prints one line per notable event, so logs stay readable.
+(CI, pipes) it prints one line per notable event, so logs stay readable. A quiet view
+only keeps the state (when a person's conversation view owns the terminal).
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from rich.console import Console, Group
@@ -76,14 +78,17 @@ class LiveView:
         console: Console,
         state: RunState,
         budgets: dict[str, float | None] | None = None,
+        *,
+        quiet: bool = False,
     ) -> None:
         self.console = console
         self.state = state
         self.budgets = budgets
+        self.quiet = quiet
         self._live: Live | None = None
 
     def __enter__(self) -> LiveView:
-        if self.console.is_terminal:
+        if self.console.is_terminal and not self.quiet:
             self._live = Live(
                 self._render(), console=self.console, refresh_per_second=8, transient=True
             )
@@ -106,7 +111,7 @@ class LiveView:
         line = self.state.apply(env)
         if self._live is not None:
             self._live.update(self._render())
-        elif line:
+        elif line and not self.quiet:
             self.console.print(f"[dim]{env.sender:>14}[/] {line}", highlight=False, soft_wrap=True)
 
 
@@ -127,6 +132,9 @@ def render_summary(
         console.print(f"[bold]reason:[/] {final.reason}", highlight=False)
     if final and final.answer:
         console.print(Panel(final.answer, title="answer", expand=False))
+    elif final and final.outputs:
+        text = json.dumps(final.outputs, indent=1, ensure_ascii=False)
+        console.print(Panel(text, title="results so far", expand=False))
     console.print(task_table(state))
     if state.critiques:
         for c in state.critiques:

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 
 from bus import Envelope
 from bus.payloads import (
+    Answer,
+    Chat,
     Control,
     Critique,
     ExecResult,
@@ -13,7 +15,9 @@ from bus.payloads import (
     Plan,
     PlanDecision,
     PlanRequest,
+    Presence,
     Question,
+    Rating,
     TaskAssignment,
     TaskResult,
     Usage,
@@ -131,7 +135,23 @@ class RunState:
                 self.critiques.append(p)
                 return self.event(f"critic: {p.detector} → {p.verdict}: {p.summary}"[:200])
             case Question():
-                return self.event(f"question for the human: {p.text}"[:200])
+                first = (p.text.splitlines() or [""])[0]
+                return self.event(
+                    f"question {p.question_id} for the human ({p.kind.replace('_', ' ')}, "
+                    f"default {p.default!r} after {p.timeout_s:g}s): {first}"[:300]
+                )
+            case Answer() if p.by == "default":
+                return self.event(f"no answer to {p.question_id}: {p.note}"[:300])
+            case Answer():
+                verdict = {True: "approves", False: "rejects", None: "answers"}[p.approved]
+                said = f": {p.text}" if p.text and p.text != "approve" else ""
+                return self.event(f"{p.by} {verdict} {p.question_id}{said}"[:300])
+            case Chat() if env.role == "human" or p.to == "human":
+                return self.event(f"{p.by or env.role} → {p.to or 'everyone'}: {p.text}"[:300])
+            case Rating():
+                return self.event(f"{p.by} rates {p.task_id} {p.score}/5 {p.comment}"[:200])
+            case Presence() if p.role == "human" and p.status != "heartbeat":
+                return self.event(f"{env.instance} {'attached' if p.status == 'up' else 'left'}")
             case Control():
                 return self.event(f"control: {p.action} {p.reason}"[:200])
             case Final():

@@ -37,6 +37,7 @@ from roles.reflector import Reflector
 from roles.researcher import Researcher
 from roles.settings import RoleSettings
 from society.errors import ModelConfigError, RunError
+from society.human import human_in_run
 from society.live import LiveView, render_summary
 from society.models.factory import ModelFactory
 from society.models.prices import price_for
@@ -88,6 +89,8 @@ class RunOptions:
     origin: str | None = None
     grace_s: float = 30.0
     """How long past the wall-clock budget the runner waits for the final message."""
+    human: str | None = None
+    """Make this terminal the run's human under this name ('' for the login name)."""
 
 
 @dataclass
@@ -155,7 +158,7 @@ async def run_scenario(
         await stack.enter_async_context(observer)
         await runlog.ensure_stream(observer)
 
-        view = LiveView(console, state, budget_limits(scenario))
+        view = LiveView(console, state, budget_limits(scenario), quiet=options.human is not None)
 
         async def observe(env: Envelope) -> None:
             view.update(env)
@@ -213,6 +216,7 @@ async def run_scenario(
             "memory": memory,
             "recall": scenario.roles.reflector.recall,
             "guard": BudgetGuard(scenario.budgets),
+            "human": scenario.roles.human,
         }
         for name, cls in ROLE_CLASSES.items():
             settings: RoleSettings = getattr(scenario.roles, name)
@@ -251,6 +255,13 @@ async def run_scenario(
             origin=options.origin,
         )
         console.print(f"[bold]run {run_id}[/]: {scenario.goal.text}", highlight=False)
+        if options.human is not None:  # this terminal takes part (society.human)
+            await stack.enter_async_context(
+                human_in_run(connect, run_id, options.human or None, console)
+            )
+        else:
+            where = f" --nats {url}" if options.nats_url else f" --runs-dir {options.runs_dir}"
+            console.print(f"[dim]take part: society attach {run_id}{where}[/]", highlight=False)
         with view:
             await observer.send(run_id, "runner/0", goal)
             wall = scenario.budgets.wall_s

@@ -65,12 +65,18 @@ def words(text: str) -> set[str]:
     return {_stem(w.strip('"')) for w in fts_query(text, limit=200).split(" OR ") if w}
 
 
+def _role_chat(env: Envelope) -> bool:
+    """A chat between roles: what people say (or are told) steers the run, it is no loop."""
+    p = env.payload
+    return isinstance(p, Chat) and env.role != "human" and p.to != "human"
+
+
 def _content(env: Envelope) -> str | None:
     p = env.payload
     match p:
         case ExecRequest():
             return p.code
-        case Chat():
+        case Chat() if _role_chat(env):
             return p.text
         case TaskResult() if p.status == "failed":
             return p.error or ""
@@ -134,7 +140,7 @@ def detect_ping_pong(history: Sequence[Envelope], s: CriticSettings) -> list[Fin
         p = env.payload
         if isinstance(p, TaskResult) and p.status == "done":
             chain = []
-        elif isinstance(p, Chat) and p.to:
+        elif isinstance(p, Chat) and p.to and _role_chat(env):
             if chain and {chain[-1].role, chain[-1].payload.to} != {env.role, p.to}:  # type: ignore[union-attr]
                 chain = []
             chain.append(env)

@@ -3,7 +3,8 @@ far as the roles' capacity allows, collects results, replans on failure or criti
 budgets, and publishes the final message.
 
 Every decision is a message in the log: plan requests (with the reason), plan decisions
-(with the errors), assignments, cancellations, and the final message.
+(with the errors), assignments, cancellations, and the final message. Plan approval and
+escalation to a person live in `roles.manager.approval`.
 """
 
 from __future__ import annotations
@@ -32,8 +33,9 @@ from bus.payloads import (
 from bus.subjects import Channel
 from roles.base import Role, RoleContext
 from roles.budget_guard import BUDGET_PREFIX
+from roles.manager.approval import HumanSteps, budget_stop_reason
 from roles.manager.budget import BudgetSettings, BudgetTracker
-from roles.manager.graph import validate_plan
+from roles.manager.graph import PlanCheck, validate_plan
 from roles.manager.scheduler import Scheduler, TaskState
 from roles.memory import Memory
 from roles.settings import ManagerSettings
@@ -79,6 +81,7 @@ class Manager(Role):
         self.finished = False
         self.stopping: str | None = None
         self.last_critique: Critique | None = None
+        self.steps = HumanSteps(self)
 
     def subscriptions(self) -> list[tuple[str, str | None]]:
         """Everything the manager steers by."""
@@ -198,6 +201,9 @@ class Manager(Role):
             completed=set(self.completed),
             threshold=self.settings.duplicate_threshold,
         )
+        if check.ok and self.steps.wants_approval:
+            self.spawn(self.steps.approve(env, plan, check), name="manager-plan-approval")
+            return
         await self.send(
             PlanDecision(
                 revision=plan.revision,
@@ -217,6 +223,11 @@ class Manager(Role):
             else:
                 await self.request_plan("invalid", parent=env, errors=check.errors)
             return
+        await self.accept(env, plan, check)
+
+    async def accept(self, env: Envelope, plan: Plan, check: PlanCheck) -> None:
+        """Schedule an accepted plan and start dispatching."""
+        assert self.goal is not None
         self.replan_pending = False
         self.criteria = self.criteria or plan.success_criteria
         values: dict[str, JsonValue] = dict(self.goal.inputs)
@@ -328,7 +339,12 @@ class Manager(Role):
             )
 
     async def replan(
-        self, reason: str, why: str, *, parent: Envelope | None, evidence: list[str] | None = None
+        self,
+        reason: str,
+        why: str,
+        *,
+        parent: Envelope | str | None,
+        evidence: list[str] | None = None,
     ) -> None:
         """Cancel work in flight and ask for a revised plan that keeps completed work."""
         self.budget.spend.replans += 1
@@ -355,15 +371,11 @@ class Manager(Role):
             why += f" Recommendation: {critique.recommendation}"
         if self.budget.can_replan():
             await self.replan("critique", why, parent=env, evidence=critique.evidence)
+        elif self.steps.can_escalate():
+            self.spawn(self.steps.escalate(env, critique, why), name="manager-escalation")
         else:
-            evidence = ", ".join(critique.evidence[:10])
-            await self.finish(
-                "budget_exhausted",
-                f"stopped: the critic's {critique.detector} detector fired and the replan budget "
-                f"({self.budget.settings.replans}) is spent: {critique.summary} "
-                f"(evidence: {evidence})",
-                parent=env,
-            )
+            reason = budget_stop_reason(critique, self.budget.settings.replans)
+            await self.finish("budget_exhausted", reason + self.steps.unasked_note(), parent=env)
 
     async def on_usage(self, env: Envelope, usage: Usage) -> None:
         """Add up spend; stop when a budget is reached."""

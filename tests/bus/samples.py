@@ -29,6 +29,7 @@ SAMPLES: list[p.Payload] = [
     p.ExecResult(exit_code=0, stdout="1\n", stderr="", wall_s=0.02, files={"a.txt": "aGk="}),
     p.Question(question_id="q1", kind="plan_approval", text="ok?", default="approve", timeout_s=5),
     p.Answer(question_id="q1", text="no", approved=False, by="ada"),
+    p.Answer(question_id="q2", text="stop", by="default", note="nobody answered within 5s"),
     p.Chat(text="hello ünïcode ✓", to="coder", by="ada"),
     p.Rating(task_id="t1", score=4, comment="good", by="ada"),
     p.Critique(detector="repeat", verdict="loop", summary="same code", evidence=["m1", "m2"]),

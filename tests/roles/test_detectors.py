@@ -131,3 +131,10 @@ def test_loop_detectors_only_look_at_the_current_plan_revision() -> None:
     assert [
         f for f in detect_all([*old, accepted, *new], "g", S) if f.detector == "same_error"
     ] == []
+
+
+def test_what_people_say_is_never_a_loop() -> None:
+    remarks = [env("human/ada", Chat(text="mention Euclid", to="researcher", by="ada"))] * 5
+    notices = [env("manager/0", Chat(text="bob's answer is ignored", to="human", by="manager"))] * 5
+    assert detect_ping_pong(remarks + notices, S) == []
+    assert detect_repeats(remarks + notices, S) == []

@@ -67,5 +67,5 @@ def test_schema_is_json_schema_of_every_payload() -> None:
 def test_version_and_help() -> None:
     assert "society" in runner.invoke(app, ["version"]).stdout
     help_text = runner.invoke(app, ["--help"]).stdout
-    for command in ("run", "validate", "schema", "version"):
+    for command in ("run", "attach", "validate", "schema", "version"):
         assert command in help_text

@@ -1,0 +1,60 @@
+"""Taking part in a run: from another terminal (``society attach``) or from the terminal
+that runs it (``society run --human``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from rich.console import Console
+
+from bus import Bus, ConnectOptions
+from bus.payloads import Final
+from society.human.lines import read_lines
+from society.human.locate import connect_to_run, locate_run
+from society.human.session import HumanSession, cancel_all, person_name
+
+__all__ = ["attach", "human_in_run"]
+
+
+async def attach(
+    run_id: str,
+    *,
+    runs_dir: Path,
+    nats_url: str | None,
+    name: str | None,
+    console: Console,
+    connect_timeout_s: float = 5.0,
+) -> Final | None:
+    """Join a running society as a person, reading commands from stdin, until it ends or
+    the person quits; raises `RunNotFound` or `ServerUnreachable` with what to do."""
+    address = locate_run(run_id, runs_dir=runs_dir, nats_url=nats_url)
+    person = person_name(name)
+    bus = await connect_to_run(address, f"{run_id}-human-{person}", connect_timeout_s)
+    try:
+        console.print(f"[bold]run {run_id}[/] at {address.url}: the conversation so far")
+        session = HumanSession(bus, run_id, person, console, read_lines())
+        return await session.run()
+    finally:
+        await bus.close()
+
+
+@contextlib.asynccontextmanager
+async def human_in_run(
+    connect: ConnectOptions, run_id: str, name: str | None, console: Console
+) -> AsyncIterator[HumanSession]:
+    """The running terminal as the human of its own run, for as long as the block lasts."""
+    person = person_name(name)
+    async with Bus(connect, name=f"{run_id}-human-{person}") as bus:
+        session = HumanSession(bus, run_id, person, console, read_lines())
+        task = asyncio.create_task(session.run(), name="human-session")
+        try:
+            yield session
+        finally:
+            await cancel_all([task])
+            outcome = None if task.cancelled() else task.exception()
+            if isinstance(outcome, Exception):
+                console.print(f"[red]the human session failed:[/] {outcome}", highlight=False)
+            await session.leave()

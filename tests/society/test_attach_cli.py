@@ -1,0 +1,188 @@
+"""``society attach`` and ``society run --human`` as real processes: finding the run from its
+folder, abort from an attached person, and clear errors for a wrong run or a dead server."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import docker
+import pytest
+
+from bus.payloads import Answer, Control, Final
+from bus.runlog import read_jsonl
+from bus.server import free_port
+from sandbox.labels import RUN
+from tests.proc import alive
+
+from .humans import Proc
+
+pytestmark = [pytest.mark.nats, pytest.mark.timeout(120)]
+
+
+@pytest.fixture
+async def procs() -> AsyncIterator[list[Proc]]:
+    started: list[Proc] = []
+    yield started
+    for proc in started:
+        proc.stop()
+
+
+def logged(run_dir: Path, kind: str) -> list[object]:
+    read = read_jsonl(run_dir / "log.jsonl")
+    return [
+        r.envelope.payload for r in read.records if r.envelope and r.envelope.payload.type == kind
+    ]
+
+
+async def attach_fails(*args: str) -> tuple[int, str, float]:
+    started = time.monotonic()
+    proc = await Proc.start("attach", *args, name="attach")
+    code = await proc.finish(timeout=20)
+    return code, proc.transcript, time.monotonic() - started
+
+
+async def test_attach_to_an_unknown_run_says_so(nats_url: str) -> None:
+    code, out, _ = await attach_fails("no-such-run", "--nats", nats_url)
+    assert code == 2
+    assert f"error: no run 'no-such-run' on the server at {nats_url} (check the run id)" in out
+    assert "Traceback" not in out
+
+
+async def test_attach_to_a_run_folder_that_does_not_exist_says_where_it_looked(
+    tmp_path: Path,
+) -> None:
+    code, out, _ = await attach_fails("no-such-run", "--runs-dir", str(tmp_path))
+    assert code == 2
+    assert f"error: no run 'no-such-run' in {tmp_path}: give the runs folder with --runs-dir" in out
+    assert "Traceback" not in out
+
+
+async def test_attach_to_a_server_that_is_down_fails_fast(tmp_path: Path) -> None:
+    url = f"nats://127.0.0.1:{free_port()}"
+    code, out, took = await attach_fails("some-run", "--nats", url, "--connect-timeout", "2")
+    assert code == 3
+    assert f"error: cannot reach NATS at {url}" in out
+    assert "is the server up? check --nats" in out
+    assert "Traceback" not in out
+    assert took < 15
+    # a run folder whose server is gone: the run has ended
+    (tmp_path / "old-run").mkdir()
+    (tmp_path / "old-run" / "server.json").write_text(json.dumps({"url": url}))
+    (tmp_path / "old-run" / "log.jsonl").write_text("")
+    code, out, _ = await attach_fails("old-run", "--runs-dir", str(tmp_path))
+    assert code == 3
+    assert f"error: run 'old-run': its server at {url} does not answer" in out
+    assert "the run has probably ended; its log is" in out
+    assert "Traceback" not in out
+
+
+ABORTED = """
+name: aborted
+goal: {text: Explain what a factorial is and compute a big one.}
+models: {default: {provider: scripted}}
+sandbox: {timeout_s: 120, pool_size: 1}
+budgets: {wall_s: 120}
+script:
+  planner:
+    - answer:
+        success_criteria: [a factorial is explained and computed]
+        tasks:
+          - {id: explain, role: researcher, description: Explain what a factorial is., outputs: [meaning]}
+          - {id: crunch, role: coder, description: Compute the factorial of a million., inputs: [meaning], outputs: [answer], depends_on: [explain]}
+  researcher:
+    - answer: {outputs: {meaning: "n! is the product of the whole numbers from 1 to n"}}
+  coder:
+    - answer: "```python\\nimport time\\ntime.sleep(100)\\n```"
+"""
+
+
+@pytest.mark.docker
+async def test_abort_from_an_attached_person_ends_the_run_cleanly(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    scenario = tmp_path / "aborted.yaml"
+    scenario.write_text(ABORTED)
+    runs, run_id = tmp_path / "runs", f"aborted-{time.time_ns()}"
+    procs.append(
+        await Proc.start(
+            "run", str(scenario), "--runs-dir", str(runs), "--run-id", run_id, name="run"
+        )
+    )
+    run = procs[0]
+    await run.expect(rf"take part: society attach {run_id} --runs-dir")
+    # found through runs/<run>/server.json, no --nats needed
+    procs.append(await Proc.start("attach", run_id, "--runs-dir", str(runs), "--name", "erin"))
+    erin = procs[1]
+    await erin.expect(r"coder/0 +runs code \(2 lines\) in the sandbox")
+    server = json.loads((runs / run_id / "server.json").read_text())
+    assert alive(server["pid"])
+    aborted_at = time.monotonic()
+    await erin.send("abort enough of this")
+    await erin.expect(r"final: aborted: aborted by erin: enough of this")
+    await erin.expect(r'results so far: \{"meaning": "n! is the product')
+    assert await erin.finish() == 0, erin.transcript
+    assert await run.finish() == 1, run.transcript
+    assert time.monotonic() - aborted_at < 30  # not the 100 s the code would have slept
+    assert "aborted · run" in run.transcript
+    assert "results so far" in run.transcript
+
+    final = logged(runs / run_id, "final")[0]
+    assert isinstance(final, Final)
+    assert (final.status, final.reason) == ("aborted", "aborted by erin: enough of this")
+    assert final.outputs == {"meaning": "n! is the product of the whole numbers from 1 to n"}
+    controls = [c for c in logged(runs / run_id, "control") if isinstance(c, Control)]
+    assert ("abort", "erin") in [(c.action, c.by) for c in controls]
+    assert not alive(server["pid"])  # the run's nats-server is gone
+    client = docker.from_env(version="auto")
+    try:
+        assert client.containers.list(all=True, filters={"label": f"{RUN}={run_id}"}) == []
+    finally:
+        client.close()
+
+
+APPROVE_HERE = """
+name: approve_here
+goal: {text: Explain what a prime number is.}
+models: {default: {provider: scripted}}
+roles:
+  human: {plan_approval: true, timeout_s: 100}
+script:
+  planner:
+    - answer: {success_criteria: [a prime is defined], tasks: [{id: define, role: researcher, description: Define a prime number., outputs: [answer]}]}
+  researcher:
+    - answer: {outputs: {answer: "A whole number above 1 divisible only by 1 and itself."}}
+"""
+
+
+@pytest.mark.docker
+async def test_run_with_human_makes_this_terminal_the_human(
+    tmp_path: Path, procs: list[Proc]
+) -> None:
+    scenario = tmp_path / "approve_here.yaml"
+    scenario.write_text(APPROVE_HERE)
+    runs, run_id = tmp_path / "runs", f"here-{time.time_ns()}"
+    procs.append(
+        await Proc.start(
+            "run",
+            str(scenario),
+            "--runs-dir",
+            str(runs),
+            "--run-id",
+            run_id,
+            "--human",
+            "--name",
+            "pat",
+            name="run",
+        )
+    )
+    run = procs[0]
+    await run.expect(r"live · you are pat")
+    await run.expect(r"\? #1 \[manager-0-1\] plan approval for the human")
+    await run.send("approve")
+    await run.expect(r"pat answers #1 \[manager-0-1\]: approve")
+    assert await run.finish() == 0, run.transcript
+    answers = [a for a in logged(runs / run_id, "answer") if isinstance(a, Answer)]
+    assert [(a.by, a.approved) for a in answers] == [("pat", True)]
