@@ -17,7 +17,7 @@ import shutil
 import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -48,11 +48,20 @@ from society.replay.recorded import Recorded
 from society.replay.sandbox import ReplaySandbox
 from society.scenario import WORKER_ROLES, Scenario
 
-__all__ = ["RunOptions", "RunOutcome", "SandboxFactory", "new_run_id", "run_scenario"]
+__all__ = [
+    "Companion",
+    "RunOptions",
+    "RunOutcome",
+    "SandboxFactory",
+    "new_run_id",
+    "run_scenario",
+]
 
 log = structlog.get_logger("runner")
 
 SandboxFactory = Callable[[Scenario, str], AbstractAsyncContextManager[CodeRunner]]
+Companion = Callable[[ConnectOptions, str], AbstractAsyncContextManager[object]]
+"""Something that joins a run beside the roles, given the connection and the run id."""
 
 ROLE_CLASSES: dict[str, type[Role]] = {
     "manager": Manager,
@@ -91,6 +100,8 @@ class RunOptions:
     """How long past the wall-clock budget the runner waits for the final message."""
     human: str | None = None
     """Make this terminal the run's human under this name ('' for the login name)."""
+    companions: list[Companion] = field(default_factory=list)
+    """Joined before the goal is sent, left at the end (a re-run's recorded people)."""
 
 
 @dataclass
@@ -254,6 +265,8 @@ async def run_scenario(
             scenario=scenario_doc,
             origin=options.origin,
         )
+        for companion in options.companions:
+            await stack.enter_async_context(companion(connect, run_id))
         console.print(f"[bold]run {run_id}[/]: {scenario.goal.text}", highlight=False)
         if options.human is not None:  # this terminal takes part (society.human)
             await stack.enter_async_context(

@@ -18,13 +18,32 @@ from typing import Any
 
 from bus import Envelope
 
-__all__ = ["Canonical", "Divergence", "canonical_stream", "first_divergence"]
+__all__ = ["Canonical", "Divergence", "Lane", "Places", "canonical_stream", "first_divergence"]
 
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?s\b")
 _IGNORED_FIELDS = {"usage": {"latency_s"}}
 _SKIPPED_TYPES = {"presence"}
 
 Lane = tuple[str, str]
+Place = tuple[Lane, int]
+
+
+class Places:
+    """Assigns each compared message its place (lane, position), in arrival order."""
+
+    def __init__(self) -> None:
+        self.of: dict[str, Place] = {}
+        self._counts: dict[Lane, int] = defaultdict(int)
+
+    def add(self, env: Envelope) -> Place | None:
+        """The place of ``env`` (None for the kinds that are not compared)."""
+        if env.payload.type in _SKIPPED_TYPES:
+            return None
+        lane = (env.role, env.task_id or "")
+        place = (lane, self._counts[lane])
+        self._counts[lane] += 1
+        self.of[env.id] = place
+        return place
 
 
 @dataclass(frozen=True)
@@ -54,7 +73,7 @@ class Divergence:
     """Where the canonical forms differ (dotted paths, e.g. ``payload.code``)."""
 
 
-def _blank(value: Any, run_ids: tuple[str, ...], place: dict[str, tuple[Lane, int]]) -> Any:
+def _blank(value: Any, run_ids: tuple[str, ...], place: dict[str, Place]) -> Any:
     """Message ids become their place; run ids and written durations are blanked."""
     if isinstance(value, str):
         where = place.get(value)
@@ -73,17 +92,15 @@ def _blank(value: Any, run_ids: tuple[str, ...], place: dict[str, tuple[Lane, in
 def canonical_stream(envelopes: list[tuple[int, Envelope]]) -> list[Canonical]:
     """Canonical forms of ``(number, envelope)`` pairs, in the order given."""
     run_ids = tuple(sorted({e.run_id for _, e in envelopes}, key=len, reverse=True))
-    place: dict[str, tuple[Lane, int]] = {}
-    counts: dict[Lane, int] = defaultdict(int)
+    places = Places()
+    place = places.of
     result = []
     for number, env in envelopes:
-        kind = env.payload.type
-        if kind in _SKIPPED_TYPES:
+        where = places.add(env)
+        if where is None:
             continue
-        lane = (env.role, env.task_id or "")
-        position = counts[lane]
-        counts[lane] += 1
-        place[env.id] = (lane, position)
+        kind = env.payload.type
+        lane, position = where
         payload = env.payload.model_dump(mode="json", exclude=_IGNORED_FIELDS.get(kind))
         if isinstance(payload.get("scenario"), dict):  # where the scenario lay is not content
             payload["scenario"] = {k: v for k, v in payload["scenario"].items() if k != "base_dir"}

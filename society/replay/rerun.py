@@ -15,13 +15,14 @@ from dataclasses import dataclass, replace
 
 from rich.console import Console
 
-from bus import Envelope
+from bus import ConnectOptions, Envelope
 from bus.runlog import LogRecord, read_jsonl
 from society.errors import RunError
 from society.replay.compare import Divergence, first_divergence
+from society.replay.people import PeopleReplay
 from society.replay.recorded import Recorded
 from society.replay.source import LogSource
-from society.runner import RunOptions, RunOutcome, new_run_id, run_scenario
+from society.runner import Companion, RunOptions, RunOutcome, new_run_id, run_scenario
 from society.scenario import Scenario
 
 __all__ = ["RerunReport", "fork", "numbered", "rerun"]
@@ -67,6 +68,15 @@ def _prepare(source: LogSource, options: RunOptions, name: str) -> RunOptions:
     return replace(options, run_id=run_id, memory_dir=memory)
 
 
+def _people(records: list[LogRecord], pace: bool) -> Companion:
+    """What the recorded people said, said again in the new run."""
+
+    def join(connect: ConnectOptions, run_id: str) -> PeopleReplay:
+        return PeopleReplay(connect, run_id, records, pace)
+
+    return join
+
+
 def _usable(source: LogSource) -> None:
     if source.stopped_at is not None:
         msg = (
@@ -84,7 +94,12 @@ async def rerun(
     recorded = Recorded.from_records(source.records)
     scenario = _scenario(source, recorded)
     opts = _prepare(source, options, scenario.name)
-    opts = replace(opts, recorded=recorded, live_after_recorded=False)
+    opts = replace(
+        opts,
+        recorded=recorded,
+        live_after_recorded=False,
+        companions=[*opts.companions, _people(source.records, opts.pace)],
+    )
     outcome = await run_scenario(scenario, opts, console)
     if outcome.log_path is None:
         msg = "the re-run wrote no log"
@@ -112,5 +127,6 @@ async def fork(
         recorded=recorded,
         live_after_recorded=True,
         origin=f"{recorded.run_id}@{at}",
+        companions=[*opts.companions, _people(source.records[:at], opts.pace)],
     )
     return await run_scenario(chosen, opts, console)

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import uuid
 from pathlib import Path
 
 import pytest
 from rich.console import Console
 
-from bus.payloads import ExecRequest, Goal, Usage
+from bus import Bus, Envelope, subjects
+from bus.payloads import Answer, ExecRequest, Goal, Presence, Question, Usage
+from bus.subjects import Channel
 from society.replay.bundle import make_bundle
 from society.replay.rerun import fork, rerun
 from society.replay.source import read_local
@@ -36,11 +39,22 @@ def _quiet() -> Console:
     return Console(stderr=True, width=120)
 
 
+def _example(path: Path, tmp_path: Path) -> Path:
+    """The example itself; one that waits for a person gets 1 s instead of minutes."""
+    text = path.read_text()
+    if "timeout_s: 120" not in text:
+        return path
+    copy = tmp_path / "example" / path.name
+    copy.parent.mkdir()
+    copy.write_text(text.replace("timeout_s: 120", "timeout_s: 1"))
+    return copy
+
+
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 async def test_every_example_reruns_identical(
     run_yaml: RunYaml, nats_url: str, tmp_path: Path, path: Path
 ) -> None:
-    original = await run_yaml(path)
+    original = await run_yaml(_example(path, tmp_path))
     assert original.log_path is not None
     report = await rerun(
         read_local(original.log_path, scratch=tmp_path), _options(nats_url, tmp_path), _quiet()
@@ -144,3 +158,34 @@ async def test_a_bundle_reruns_on_its_own(run_yaml: RunYaml, nats_url: str, tmp_
     assert source.inputs_dir is not None and (source.inputs_dir / "corpus" / "primes.md").is_file()
     report = await rerun(source, _options(nats_url, tmp_path), _quiet())
     assert report.divergence is None, report.divergence
+
+
+async def test_what_people_said_is_said_again(
+    run_yaml: RunYaml, nats_url: str, tmp_path: Path
+) -> None:
+    run_id = f"people-{uuid.uuid4().hex[:8]}"
+    async with Bus(nats_url, name="alice") as alice:
+
+        async def answer(env: Envelope) -> None:
+            q = env.payload
+            assert isinstance(q, Question)
+            reply = (
+                Answer(question_id=q.question_id, approved=True, by="alice")
+                if q.kind == "plan_approval"
+                else Answer(question_id=q.question_id, text="Atkin, please", by="alice")
+            )
+            await alice.send(run_id, "human/alice", reply, parent_id=env.id, task_id=env.task_id)
+
+        await alice.subscribe(subjects.subject(run_id, Channel.HUMAN_ASK), answer)
+        await alice.flush()
+        await alice.send(run_id, "human/alice", Presence(status="up", role="human"))
+        original = await run_yaml(ROOT / "scenarios" / "human.yaml", run_id=run_id)
+    assert original.final is not None and "Atkin" in (original.final.answer or "")
+    answers = [a for a in payloads(original, "answer") if isinstance(a, Answer)]
+    assert [a.by for a in answers] == ["alice", "alice"]
+    assert original.log_path is not None
+    report = await rerun(
+        read_local(original.log_path, scratch=tmp_path), _options(nats_url, tmp_path), _quiet()
+    )
+    assert report.divergence is None, report.divergence
+    assert report.outcome.final is not None and "Atkin" in (report.outcome.final.answer or "")
