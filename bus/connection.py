@@ -236,24 +236,43 @@ class Bus:
     async def request(
         self, envelope: Envelope, subject: str | None = None, *, timeout: float = 5.0
     ) -> Envelope:
-        """Send an envelope and wait for one envelope in reply."""
+        """Send an envelope and wait for one envelope in reply.
+
+        The run log's stream captures every society subject, so JetStream acknowledges a
+        request too; that acknowledgement is not the reply and is skipped.
+        """
         subj = subject or subject_for(envelope)
+        nc = self.nc
+        reply: asyncio.Future[Envelope] = asyncio.get_running_loop().create_future()
+
+        async def on_reply(msg: Msg) -> None:
+            if reply.done():
+                return
+            if msg.headers and msg.headers.get("Status") == _NO_RESPONDERS:
+                reply.set_exception(BusTimeoutError(f"nobody is listening on {subj}"))
+                return
+            try:
+                reply.set_result(decode(msg.data))
+            except ValidationError as exc:
+                if not _is_stream_ack(msg.data):
+                    self._refuse(msg, exc)
+
         try:
-            msg = await self.nc.request(subj, encode(envelope), timeout=timeout)
-        except nats.errors.TimeoutError as exc:
-            text = f"no reply on {subj} within {timeout:g}s"
-            raise BusTimeoutError(text) from exc
-        except nats.errors.NoRespondersError as exc:
-            text = f"nobody is listening on {subj}"
-            raise BusTimeoutError(text) from exc
+            inbox = nc.new_inbox()
+            sub = await nc.subscribe(inbox, cb=on_reply)
+            await nc.publish(subj, encode(envelope), reply=inbox)
         except nats.errors.Error as exc:
             msg_0 = f"request on {subj} failed: {exc}"
             raise BusError(msg_0) from exc
-        reply = self._decode(msg)
-        if reply is None:
-            text = f"the reply on {subj} was not a valid envelope (dead-lettered)"
-            raise BusError(text)
-        return reply
+        try:
+            async with asyncio.timeout(timeout):
+                return await reply
+        except TimeoutError:
+            text = f"no reply on {subj} within {timeout:g}s"
+            raise BusTimeoutError(text) from None
+        finally:
+            with contextlib.suppress(nats.errors.Error):
+                await sub.unsubscribe()
 
     # -- subscribing ------------------------------------------------------------------
 
@@ -353,6 +372,14 @@ class Bus:
 
     async def _on_reconnect(self) -> None:
         log.info("reconnected to NATS", bus=self.name, url=self.connected_url)
+
+
+_NO_RESPONDERS = "503"
+
+
+def _is_stream_ack(data: bytes) -> bool:
+    """Whether ``data`` is JetStream's acknowledgement of a stored message."""
+    return data.startswith(b'{"stream":') and b'"seq":' in data
 
 
 def _short_error(exc: ValidationError) -> str:

@@ -222,6 +222,19 @@ def remove_quietly(api: docker.APIClient, container_id: str) -> bool:
         return False
     except docker.errors.APIError as exc:
         if exc.status_code == 409:  # removal already in progress (auto_remove won the race)
+            _wait_gone(api, container_id)
             return False
         raise
     return True
+
+
+def _wait_gone(api: docker.APIClient, container_id: str, timeout_s: float = 10.0) -> None:
+    """Block until a container being removed by Docker is gone (bounded), so that "removed"
+    means gone for whoever counts containers next."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            api.inspect_container(container_id)
+        except docker.errors.NotFound:
+            return
+        time.sleep(0.02)
