@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import re
 import ssl
 from collections.abc import Awaitable, Callable
@@ -108,6 +109,9 @@ class Bus:
         self.state = BusState.NEW
         self._nc: Client | None = None
         self._dead_letters = 0
+        self._inbox: str | None = None
+        self._replies: dict[str, asyncio.Future[Envelope]] = {}
+        self._tokens = (f"{n:x}" for n in itertools.count())
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -239,40 +243,49 @@ class Bus:
         """Send an envelope and wait for one envelope in reply.
 
         The run log's stream captures every society subject, so JetStream acknowledges a
-        request too; that acknowledgement is not the reply and is skipped.
+        request too; that acknowledgement is not the reply and is skipped. Replies arrive
+        on one inbox subscription per connection, told apart by a token.
         """
         subj = subject or subject_for(envelope)
-        nc = self.nc
+        token = next(self._tokens)
         reply: asyncio.Future[Envelope] = asyncio.get_running_loop().create_future()
-
-        async def on_reply(msg: Msg) -> None:
-            if reply.done():
-                return
-            if msg.headers and msg.headers.get("Status") == _NO_RESPONDERS:
-                reply.set_exception(BusTimeoutError(f"nobody is listening on {subj}"))
-                return
-            try:
-                reply.set_result(decode(msg.data))
-            except ValidationError as exc:
-                if not _is_stream_ack(msg.data):
-                    self._refuse(msg, exc)
-
+        self._replies[token] = reply
         try:
-            inbox = nc.new_inbox()
-            sub = await nc.subscribe(inbox, cb=on_reply)
-            await nc.publish(subj, encode(envelope), reply=inbox)
-        except nats.errors.Error as exc:
-            msg_0 = f"request on {subj} failed: {exc}"
-            raise BusError(msg_0) from exc
-        try:
+            inbox = await self._reply_inbox()
+            await self.nc.publish(subj, encode(envelope), reply=f"{inbox}.{token}")
             async with asyncio.timeout(timeout):
                 return await reply
         except TimeoutError:
             text = f"no reply on {subj} within {timeout:g}s"
             raise BusTimeoutError(text) from None
+        except _NoResponders:
+            text = f"nobody is listening on {subj}"
+            raise BusTimeoutError(text) from None
+        except nats.errors.Error as exc:
+            msg = f"request on {subj} failed: {exc}"
+            raise BusError(msg) from exc
         finally:
-            with contextlib.suppress(nats.errors.Error):
-                await sub.unsubscribe()
+            self._replies.pop(token, None)
+
+    async def _reply_inbox(self) -> str:
+        if self._inbox is None:
+            inbox = self.nc.new_inbox()
+            await self.nc.subscribe(inbox + ".*", cb=self._on_reply)
+            self._inbox = inbox
+        return self._inbox
+
+    async def _on_reply(self, msg: Msg) -> None:
+        reply = self._replies.get(msg.subject.rpartition(".")[2])
+        if reply is None or reply.done():
+            return
+        if msg.headers and msg.headers.get("Status") == _NO_RESPONDERS:
+            reply.set_exception(_NoResponders())
+            return
+        try:
+            reply.set_result(decode(msg.data))
+        except ValidationError as exc:
+            if not _is_stream_ack(msg.data):
+                self._refuse(msg, exc)
 
     # -- subscribing ------------------------------------------------------------------
 
@@ -375,6 +388,10 @@ class Bus:
 
 
 _NO_RESPONDERS = "503"
+
+
+class _NoResponders(Exception):
+    """The server says no one subscribes to a request's subject."""
 
 
 def _is_stream_ack(data: bytes) -> bool:
