@@ -4,30 +4,48 @@ One `Bus` is one NATS connection; every role instance opens its own, exactly as 
 ran on another machine. Messages that fail validation never reach a handler and never
 kill a subscription: they are republished as `DeadLetter` envelopes on the run's
 dead-letter subject and logged.
+
+A *durable* bus (roles use one) publishes the payloads that change a run's state (see
+``DURABLE`` in `bus.payloads`: goal, plan request, plan, task, result, final) through
+JetStream and waits for the run-log stream's ack, retrying across reconnects with the
+envelope id as ``Nats-Msg-Id`` so a retry is stored once. Everything else is a plain
+fire-and-forget publish. A publish or subscribe the server refuses (per-user
+permissions) is logged as an error; a durable publish raises `BusPermissionError`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import re
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 import nats
 import nats.errors
+import nats.js.errors
 import structlog
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription as _NatsSubscription
+from nats.js.client import JetStreamContext
 from pydantic import ValidationError
 
 from bus import subjects
 from bus.envelope import Envelope, decode, encode, encode_new, subject_for, subject_of
-from bus.errors import BusClosedError, BusConnectError, BusError, BusTimeoutError, SubjectError
+from bus.errors import (
+    BusClosedError,
+    BusConnectError,
+    BusError,
+    BusPermissionError,
+    BusTimeoutError,
+    SubjectError,
+)
 from bus.payloads import DeadLetter, Payload
 
 __all__ = ["Bus", "BusState", "ConnectOptions", "Handler", "Responder", "Subscription"]
@@ -35,6 +53,7 @@ __all__ = ["Bus", "BusState", "ConnectOptions", "Handler", "Responder", "Subscri
 log = structlog.get_logger("bus")
 _validate_json = Envelope.__pydantic_validator__.validate_json
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+_REFUSAL = re.compile(r"permissions violation for (publish|subscription) to \"?([^\"\s']+)", re.I)
 
 Handler = Callable[[Envelope], Awaitable[None]]
 Responder = Callable[[Envelope], Awaitable[Envelope]]
@@ -62,13 +81,33 @@ class ConnectOptions:
     tls_key: str | None = None
     connect_timeout: float = 5.0
     inbox_prefix: str = "_INBOX"
+    """Replies and JetStream deliveries arrive under ``<prefix>.``; a per-role prefix lets
+    server permissions keep roles out of each other's inboxes."""
+    publish_timeout_s: float = 60.0
+    """How long a durable publish keeps trying (e.g. while a server restarts)."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> ConnectOptions:
-        """Options for a comma-separated list of server URLs."""
-        servers = tuple(u.strip() for u in url.split(",") if u.strip())
-        return cls(servers=servers, **kwargs)
+        """Options for a comma-separated list of server URLs.
+
+        Credentials in a URL (``nats://user:password@host:4222``, or ``nats://token@host``)
+        move into the options, so no URL printed in a message or log carries a secret.
+        """
+        servers: list[str] = []
+        for raw in url.split(","):
+            server, creds = _split_credentials(raw.strip())
+            if not server:
+                continue
+            servers.append(server)
+            if creds is not None:
+                user, password = creds
+                if password is None:
+                    kwargs.setdefault("token", user)
+                else:
+                    kwargs.setdefault("user", user)
+                    kwargs.setdefault("password", password)
+        return cls(servers=tuple(servers), **kwargs)
 
     def ssl_context(self) -> ssl.SSLContext | None:
         """A client TLS context when a CA or client certificate is configured."""
@@ -102,12 +141,22 @@ class Subscription:
 class Bus:
     """A typed connection to NATS. ``async with Bus(...) as bus:`` connects and closes."""
 
-    def __init__(self, options: ConnectOptions | str, *, name: str = "society") -> None:
+    def __init__(
+        self, options: ConnectOptions | str, *, name: str = "society", durable: bool = False
+    ) -> None:
         self.options = ConnectOptions.from_url(options) if isinstance(options, str) else options
         self.name = name
+        self.durable = durable
+        """Store state-changing payloads through JetStream before going on (needs the run log)."""
         self.state = BusState.NEW
         self._nc: Client | None = None
+        self._js: JetStreamContext | None = None
         self._dead_letters = 0
+        self.refusals: collections.deque[tuple[str, str]] = collections.deque(maxlen=100)
+        """(operation, subject) of the latest publishes and subscribes the server refused."""
+        self._refusal_waiters: dict[str, set[asyncio.Future[None]]] = {}
+        self._reconnect_callbacks: list[Callable[[], Coroutine[Any, Any, None]]] = []
+        self._background: set[asyncio.Task[None]] = set()
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -150,6 +199,7 @@ class Bus:
         except (TimeoutError, OSError, nats.errors.Error) as exc:
             raise BusConnectError(url, str(exc) or type(exc).__name__) from exc
         self._nc.options["max_reconnect_attempts"] = -1
+        self._js = self._nc.jetstream()
         self.state = BusState.OPEN
 
     async def close(self) -> None:
@@ -172,10 +222,23 @@ class Bus:
         return self._nc
 
     @property
+    def js(self) -> JetStreamContext:
+        """The JetStream context of this connection (for bus-internal modules only)."""
+        if self.state is not BusState.OPEN or self._js is None:
+            msg = f"bus {self.name!r} is {self.state.value}, not open"
+            raise BusClosedError(msg)
+        return self._js
+
+    @property
     def connected_url(self) -> str:
         """The server this connection is attached to right now."""
         url = self.nc.connected_url
         return "" if url is None else url.geturl()
+
+    @property
+    def sender(self) -> str:
+        """``bus/<name>``: the sender of what the bus itself publishes (dead letters)."""
+        return "bus/" + (_UNSAFE.sub("_", self.name)[:64] or "0")
 
     @property
     def dead_letters(self) -> int:
@@ -186,8 +249,12 @@ class Bus:
 
     async def publish(self, envelope: Envelope, subject: str | None = None) -> None:
         """Publish an envelope on its derived subject (or an explicit one)."""
+        subj = subject or subject_for(envelope)
+        if self.durable and envelope.payload.DURABLE:
+            await self.store(subj, encode(envelope), envelope.id)
+            return
         try:
-            await self.nc.publish(subject or subject_for(envelope), encode(envelope))
+            await self.nc.publish(subj, encode(envelope))
         except nats.errors.Error as exc:
             msg = f"publish failed: {exc}"
             raise BusError(msg) from exc
@@ -204,12 +271,69 @@ class Bus:
     ) -> str:
         """Publish a new envelope around ``payload`` (the lean path); returns its id."""
         mid, data = encode_new(run_id, sender, payload, parent_id, task_id)
+        subj = subject or subject_of(run_id, payload)
+        if self.durable and payload.DURABLE:
+            await self.store(subj, data, mid)
+            return mid
         try:
-            await self.nc.publish(subject or subject_of(run_id, payload), data)
+            await self.nc.publish(subj, data)
         except nats.errors.Error as exc:
             msg = f"publish failed: {exc}"
             raise BusError(msg) from exc
         return mid
+
+    async def store(self, subject: str, data: bytes, msg_id: str) -> None:
+        """Publish through JetStream and wait until a stream holds the message.
+
+        Retries (same ``Nats-Msg-Id``, so the stream keeps one copy) while the server is
+        unreachable or its stream is not back yet, for up to ``publish_timeout_s``.
+        Raises `BusPermissionError` at once when the server refuses the subject.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.options.publish_timeout_s
+        refused: asyncio.Future[None] = loop.create_future()
+        self._refusal_waiters.setdefault(subject, set()).add(refused)
+        headers = {"Nats-Msg-Id": msg_id}
+        delay = 0.05
+        try:
+            while True:
+                left = deadline - loop.time()
+                attempt = asyncio.ensure_future(
+                    self.js.publish(
+                        subject, data, timeout=max(0.1, min(2.0, left)), headers=headers
+                    )
+                )
+                either: set[asyncio.Future[Any]] = {attempt, refused}
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                if refused.done():
+                    attempt.cancel()
+                    refused.result()
+                try:
+                    attempt.result()
+                    return
+                except nats.errors.ConnectionClosedError as exc:
+                    msg = f"bus {self.name!r} closed while storing on {subject}"
+                    raise BusClosedError(msg) from exc
+                except (nats.errors.TimeoutError, nats.js.errors.NoStreamResponseError) as exc:
+                    if loop.time() + delay >= deadline:
+                        msg = (
+                            f"no JetStream stream stored {subject} within "
+                            f"{self.options.publish_timeout_s:g}s ({exc}); is the run log there?"
+                        )
+                        raise BusError(msg) from exc
+                except nats.js.errors.ServiceUnavailableError:
+                    pass  # JetStream is recovering (restart, leader election): try again
+                except nats.errors.Error as exc:
+                    msg = f"storing on {subject} failed: {exc}"
+                    raise BusError(msg) from exc
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.5)
+        finally:
+            waiters = self._refusal_waiters.get(subject)
+            if waiters is not None:
+                waiters.discard(refused)
+                if not waiters:
+                    del self._refusal_waiters[subject]
 
     async def publish_raw(self, subject: str, data: bytes) -> None:
         """Publish bytes as they are (tests and tools; roles publish envelopes)."""
@@ -264,7 +388,7 @@ class Bus:
             try:
                 envelope = _validate_json(msg.data)
             except ValidationError as exc:
-                self._refuse(msg, exc)
+                self.refuse(msg, exc)
                 return
             try:
                 await handler(envelope)
@@ -306,10 +430,11 @@ class Bus:
         try:
             return decode(msg.data)
         except ValidationError as exc:
-            self._refuse(msg, exc)
+            self.refuse(msg, exc)
             return None
 
-    def _refuse(self, msg: Msg, exc: ValidationError) -> None:
+    def refuse(self, msg: Msg, exc: ValidationError) -> None:
+        """Dead-letter a message that is not a valid envelope (unless it is a dead letter)."""
         if not msg.subject.endswith("." + subjects.Channel.DEAD_LETTER.value):
             self._dead_letter(msg.subject, msg.data, exc)
 
@@ -325,7 +450,7 @@ class Bus:
             run_id = "unknown"
         envelope = Envelope.new(
             run_id,
-            "bus/" + (_UNSAFE.sub("_", self.name)[:64] or "0"),
+            self.sender,
             DeadLetter(
                 subject=subject,
                 raw=data[:65536].decode("utf-8", "replace"),
@@ -338,8 +463,24 @@ class Bus:
 
     # -- connection events ------------------------------------------------------------------
 
+    def on_reconnect(self, callback: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run ``callback`` (in the background) each time the connection comes back."""
+        self._reconnect_callbacks.append(callback)
+
     async def _on_error(self, exc: Exception) -> None:
-        log.debug("nats error", bus=self.name, error=str(exc) or type(exc).__name__)
+        text = str(exc) or type(exc).__name__
+        found = _REFUSAL.search(text)
+        if found is None:
+            log.debug("nats error", bus=self.name, error=text)
+            return
+        operation = "publishing to" if found.group(1).lower() == "publish" else "subscribing to"
+        subject = found.group(2)
+        refusal = BusPermissionError(operation, subject, self.name)
+        self.refusals.append((operation, subject))
+        log.error("refused by the NATS server", bus=self.name, error=str(refusal))
+        for waiter in self._refusal_waiters.pop(subject, set()):
+            if not waiter.done():
+                waiter.set_exception(refusal)
 
     async def _on_disconnect(self) -> None:
         if self.state is BusState.OPEN:
@@ -347,6 +488,30 @@ class Bus:
 
     async def _on_reconnect(self) -> None:
         log.info("reconnected to NATS", bus=self.name, url=self.connected_url)
+        for callback in self._reconnect_callbacks:
+            task = asyncio.get_running_loop().create_task(callback())
+            self._background.add(task)
+            task.add_done_callback(self._background_done)
+
+    def _background_done(self, task: asyncio.Task[None]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("reconnect callback failed", bus=self.name, error=repr(task.exception()))
+
+
+def _split_credentials(url: str) -> tuple[str, tuple[str, str | None] | None]:
+    """``(url without credentials, (user or token, password or None) or None)``."""
+    if "@" not in url:
+        return url, None
+    parts = urlsplit(url if "://" in url else f"nats://{url}")
+    if parts.username is None:
+        return url, None
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host if parts.port is None else f"{host}:{parts.port}"
+    password = None if parts.password is None else unquote(parts.password)
+    return urlunsplit(parts._replace(netloc=netloc)), (unquote(parts.username), password)
 
 
 def _short_error(exc: ValidationError) -> str:
