@@ -315,6 +315,8 @@ class Bus:
                     msg = f"bus {self.name!r} closed while storing on {subject}"
                     raise BusClosedError(msg) from exc
                 except (nats.errors.TimeoutError, nats.js.errors.NoStreamResponseError) as exc:
+                    if delay == 0.05:
+                        log.info("not stored yet; retrying", bus=self.name, subject=subject)
                     if loop.time() + delay >= deadline:
                         msg = (
                             f"no JetStream stream stored {subject} within "

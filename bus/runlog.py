@@ -126,39 +126,58 @@ async def ensure_stream(bus: Bus, *, replicas: int = 1, timeout: float = 30.0) -
             raise RunLogError(msg) from exc
 
 
-async def active_runs(bus: Bus, *, max_age_s: float = 86_400.0) -> list[Envelope]:
+async def active_runs(
+    bus: Bus, *, max_age_s: float = 86_400.0, timeout: float = 30.0
+) -> list[Envelope]:
     """Goals of the runs in the log that have no final message yet (oldest first).
 
     Workers started after a run began find it here. Goals older than ``max_age_s`` are
-    left out: a run that died without a final message is not joined forever.
+    left out: a run that died without a final message is not joined forever. Like
+    `ensure_stream`, it waits (up to ``timeout``) for a cluster that is still electing.
     """
-    js = bus.nc.jetstream()
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return await _active_runs(bus, max_age_s)
+        except (
+            TimeoutError,
+            nats.errors.NoRespondersError,
+            nats.js.errors.ServiceUnavailableError,
+        ):
+            if time.monotonic() >= deadline:
+                msg = (
+                    f"cannot list the runs in the log: JetStream did not answer within {timeout:g}s"
+                )
+                raise RunLogError(msg) from None
+            await asyncio.sleep(0.1)
+        except nats.errors.Error as exc:
+            msg = f"cannot list the runs in the log: {exc}"
+            raise RunLogError(msg) from exc
+
+
+async def _active_runs(bus: Bus, max_age_s: float) -> list[Envelope]:
+    js = bus.nc.jetstream(timeout=2.0)
     try:
         info = await js.stream_info(
             STREAM_NAME, subjects_filter=subjects.any_run(subjects.Channel.GOAL)
         )
-        goals: list[Envelope] = []
-        for subject in sorted(info.state.subjects or {}):
-            run_id = subjects.parse(subject).run_id
-            try:
-                await js.get_last_msg(STREAM_NAME, subjects.subject(run_id, subjects.Channel.FINAL))
-                continue  # finished
-            except nats.js.errors.NotFoundError:
-                pass
-            raw = await js.get_last_msg(STREAM_NAME, subject)
-            if raw.data is None:
-                continue
-            try:
-                goal = decode(raw.data)
-            except ValidationError:
-                continue
-            if time.time() - goal.ts / 1e6 <= max_age_s:
-                goals.append(goal)
     except nats.js.errors.NotFoundError:
         return []
-    except (TimeoutError, nats.errors.Error) as exc:
-        msg = f"cannot list the runs in the log: {exc}"
-        raise RunLogError(msg) from exc
+    goals: list[Envelope] = []
+    for subject in sorted(info.state.subjects or {}):
+        run_id = subjects.parse(subject).run_id
+        try:
+            await js.get_last_msg(STREAM_NAME, subjects.subject(run_id, subjects.Channel.FINAL))
+            continue  # finished
+        except nats.js.errors.NotFoundError:
+            pass
+        raw = await js.get_last_msg(STREAM_NAME, subject)
+        try:
+            goal = decode(raw.data or b"")
+        except ValidationError:
+            continue
+        if time.time() - goal.ts / 1e6 <= max_age_s:
+            goals.append(goal)
     return sorted(goals, key=lambda g: g.ts)
 
 

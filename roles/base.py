@@ -133,6 +133,10 @@ class Role:
             except Exception as exc:  # a bus that is reconnecting; the next beat will do
                 self.log.debug("heartbeat not sent", error=str(exc))
 
+    async def join(self, goal: Envelope) -> None:
+        """Joined a run already under way (a worker process): take in its goal as if heard."""
+        await self._dispatch(goal)
+
     async def on_delivery(self, delivery: Delivery) -> None:
         """Handle one message from a work queue; returning acknowledges it."""
         await self._dispatch(delivery.envelope)
