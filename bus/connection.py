@@ -152,8 +152,10 @@ class Bus:
         self._nc: Client | None = None
         self._js: JetStreamContext | None = None
         self._dead_letters = 0
+        self._last_error = ""
         self.refusals: collections.deque[tuple[str, str]] = collections.deque(maxlen=100)
-        """(operation, subject) of the latest publishes and subscribes the server refused."""
+        """(operation, subject) of the latest publishes and subscribes the server refused
+        (the subject lowercased: that is how nats-py reports it)."""
         self._refusal_waiters: dict[str, set[asyncio.Future[None]]] = {}
         self._reconnect_callbacks: list[Callable[[], Coroutine[Any, Any, None]]] = []
         self._background: set[asyncio.Task[None]] = set()
@@ -174,33 +176,43 @@ class Bus:
             raise BusError(msg)
         opts = self.options
         url = ",".join(opts.servers)
+        # nats-py retries some failures (a TLS handshake refused) forever: bound it.
+        bound = opts.connect_timeout * (len(opts.servers) + 1)
         try:
-            self._nc = await nats.connect(
-                servers=list(opts.servers),
-                name=self.name,
-                user=opts.user,
-                password=opts.password,
-                token=opts.token,
-                tls=opts.ssl_context(),
-                connect_timeout=int(max(1, opts.connect_timeout)),
-                allow_reconnect=True,
-                # Bounded for the first connect (nats-py retries it forever otherwise);
-                # unbounded once connected, so a server restart is ridden out.
-                max_reconnect_attempts=1,
-                reconnect_time_wait=0.25,
-                inbox_prefix=opts.inbox_prefix,
-                # Our subjects are validated when built (bus.subjects); skip nats-py's regex.
-                skip_subject_validation=True,
-                error_cb=self._on_error,
-                disconnected_cb=self._on_disconnect,
-                reconnected_cb=self._on_reconnect,
-                **opts.extra,
-            )
-        except (TimeoutError, OSError, nats.errors.Error) as exc:
+            async with asyncio.timeout(bound):
+                self._nc = await self._open()
+        except TimeoutError as exc:
+            why = self._last_error or f"no answer within {bound:g}s"
+            raise BusConnectError(url, why) from exc
+        except (OSError, nats.errors.Error) as exc:
             raise BusConnectError(url, str(exc) or type(exc).__name__) from exc
         self._nc.options["max_reconnect_attempts"] = -1
         self._js = self._nc.jetstream()
         self.state = BusState.OPEN
+
+    async def _open(self) -> Client:
+        opts = self.options
+        return await nats.connect(
+            servers=list(opts.servers),
+            name=self.name,
+            user=opts.user,
+            password=opts.password,
+            token=opts.token,
+            tls=opts.ssl_context(),
+            connect_timeout=int(max(1, opts.connect_timeout)),
+            allow_reconnect=True,
+            # Bounded for the first connect (nats-py retries it forever otherwise);
+            # unbounded once connected, so a server restart is ridden out.
+            max_reconnect_attempts=1,
+            reconnect_time_wait=0.25,
+            inbox_prefix=opts.inbox_prefix,
+            # Our subjects are validated when built (bus.subjects); skip nats-py's regex.
+            skip_subject_validation=True,
+            error_cb=self._on_error,
+            disconnected_cb=self._on_disconnect,
+            reconnected_cb=self._on_reconnect,
+            **opts.extra,
+        )
 
     async def close(self) -> None:
         """Flush and close; safe to call twice."""
@@ -292,7 +304,8 @@ class Bus:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.options.publish_timeout_s
         refused: asyncio.Future[None] = loop.create_future()
-        self._refusal_waiters.setdefault(subject, set()).add(refused)
+        key = subject.lower()
+        self._refusal_waiters.setdefault(key, set()).add(refused)
         headers = {"Nats-Msg-Id": msg_id}
         delay = 0.05
         try:
@@ -307,7 +320,8 @@ class Bus:
                 await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
                 if refused.done():
                     attempt.cancel()
-                    refused.result()
+                    operation = "publishing to"
+                    raise BusPermissionError(operation, subject, self.name)
                 try:
                     attempt.result()
                     return
@@ -331,11 +345,11 @@ class Bus:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 0.5)
         finally:
-            waiters = self._refusal_waiters.get(subject)
+            waiters = self._refusal_waiters.get(key)
             if waiters is not None:
                 waiters.discard(refused)
                 if not waiters:
-                    del self._refusal_waiters[subject]
+                    del self._refusal_waiters[key]
 
     async def publish_raw(self, subject: str, data: bytes) -> None:
         """Publish bytes as they are (tests and tools; roles publish envelopes)."""
@@ -471,6 +485,7 @@ class Bus:
 
     async def _on_error(self, exc: Exception) -> None:
         text = str(exc) or type(exc).__name__
+        self._last_error = text
         found = _REFUSAL.search(text)
         if found is None:
             log.debug("nats error", bus=self.name, error=text)
@@ -480,9 +495,10 @@ class Bus:
         refusal = BusPermissionError(operation, subject, self.name)
         self.refusals.append((operation, subject))
         log.error("refused by the NATS server", bus=self.name, error=str(refusal))
-        for waiter in self._refusal_waiters.pop(subject, set()):
-            if not waiter.done():
-                waiter.set_exception(refusal)
+        if operation == "publishing to":
+            for waiter in self._refusal_waiters.pop(subject, set()):
+                if not waiter.done():
+                    waiter.set_result(None)
 
     async def _on_disconnect(self) -> None:
         if self.state is BusState.OPEN:

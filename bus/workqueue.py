@@ -222,6 +222,8 @@ class WorkQueue:
         self._loop_task: asyncio.Task[None] | None = None
         self._running: set[asyncio.Task[None]] = set()
         self._room = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
         self._log = log.bind(queue=self.name, bus=bus.name)
 
     async def start(
@@ -255,6 +257,10 @@ class WorkQueue:
     def in_flight(self) -> int:
         """Deliveries being handled now."""
         return len(self._running)
+
+    async def idle(self) -> None:
+        """Wait until no delivery is being handled (each one settled)."""
+        await self._idle.wait()
 
     def _free(self) -> int:
         if self.spec.ordered:
@@ -291,11 +297,14 @@ class WorkQueue:
                 else:
                     task = asyncio.get_running_loop().create_task(self._process(msg))
                     self._running.add(task)
+                    self._idle.clear()
                     task.add_done_callback(self._finished)
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._running.discard(task)
         self._room.set()
+        if not self._running:
+            self._idle.set()
 
     async def _gone(self) -> bool:
         try:

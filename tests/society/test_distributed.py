@@ -17,16 +17,18 @@ import pytest
 from rich.console import Console
 
 from bus import Bus, BusPermissionError, EmbeddedServer, Envelope, LocalCluster, subjects
-from bus.payloads import ExecRequest, Final, Plan, TaskResult
+from bus.payloads import ExecRequest, Final, Goal, Plan, TaskResult
 from bus.permissions import ROLES, server_config
 from bus.subjects import Channel
 from sandbox import gc
 from society.connect import connect_options
+from society.logs import configure_logging
 from society.runner import RunOptions, RunOutcome, run_scenario
 from society.scenario import load_scenario
+from society.worker import WorkerHost, WorkerOptions
 from tests.conftest import docker_ready, require
 
-from .conftest import ROOT, payloads, records
+from .conftest import ROOT, RunYaml, payloads, records
 from .workers import Watcher, workers
 
 pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(90)]
@@ -36,6 +38,12 @@ pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(90)]
 def _docker() -> None:
     ok, why = docker_ready("python:3.12-slim")
     require(ok, why)
+
+
+@pytest.fixture(autouse=True)
+def _logs_to_this_stderr() -> None:
+    """Logs go to the stderr of now (a CliRunner test may have left a closed one)."""
+    configure_logging("console", "warning")
 
 
 def run_external(
@@ -284,3 +292,81 @@ async def test_workers_on_three_cluster_nodes_run_a_society_together(
     assert {results["count"], results["compare"]} <= {"coder/n1-coder", "coder/n3-coder"}
     assert senders(outcome, "final") == ["manager/0"]
     assert all(w.proc.returncode in (None, 0, -15, 130) for w in procs.values())
+
+
+NO_CODER = """
+name: no_coder
+goal: {text: Write some code.}
+models: {default: {provider: scripted}}
+presence: {heartbeat_s: 0.2, wait_s: 1}
+script:
+  planner:
+    - answer: {success_criteria: [coded], tasks: [{id: code, role: coder, description: Write it., outputs: [answer]}]}
+"""
+
+
+async def test_the_manager_fails_clearly_when_no_worker_of_a_role_comes(
+    nats_url: str, run_id: str, tmp_path: Path
+) -> None:
+    async with Bus(nats_url, name="watch") as bus:
+        watch = await Watcher(bus, run_id).start()
+        run = run_external(NO_CODER, nats_url, run_id, tmp_path)
+        await watch.first(lambda e: isinstance(e.payload, Goal), unless=run)
+        # A planner that comes after the goal finds the run in the log and plans it.
+        options = WorkerOptions(
+            "planner", connect_options(nats_url, role="planner"), runs_dir=tmp_path / "w"
+        )
+        async with WorkerHost(options):
+            outcome = await asyncio.wait_for(run, 30)
+
+    assert outcome.final is not None
+    assert outcome.final.status == "failed"
+    assert "no live coder worker for 1s" in outcome.final.reason
+    assert "society worker --role coder" in outcome.final.reason
+    assert senders(outcome, "plan") == [f"planner/{options.instance}"]
+
+
+JOIN = """
+name: join
+goal: {text: Answer two questions and join the answers.}
+models: {default: {provider: scripted}}
+roles: {researcher: {concurrency: 2}}
+script:
+  planner:
+    - answer:
+        success_criteria: [joined]
+        tasks:
+          - {id: quick, role: researcher, description: "Quick question?", outputs: [q]}
+          - {id: slow, role: researcher, description: "Slow question?", outputs: [s]}
+          - {id: join, role: researcher, description: Join both answers., inputs: [q, s], outputs: [answer], depends_on: [quick, slow]}
+  researcher:
+    - {match: Quick question, answer: {outputs: {q: quick}}}
+    - {match: Slow question, delay_s: 1.0, answer: {outputs: {s: slow}}}
+    - {match: Join both, answer: {outputs: {answer: quick and slow}}}
+"""
+
+
+async def test_a_result_delivered_twice_is_applied_once(
+    run_yaml: RunYaml, nats_url: str, run_id: str
+) -> None:
+    async with Bus(nats_url, name="duplicator", durable=True) as bus:
+        watch = await Watcher(bus, run_id).start()
+        run = asyncio.ensure_future(run_yaml(JOIN, run_id=run_id))
+        first = await watch.first(
+            lambda e: isinstance(e.payload, TaskResult) and e.payload.task_id == "quick", unless=run
+        )
+        # The same result again (as from a worker that finished a redelivered task).
+        again = Envelope.new(
+            run_id, first.sender, first.payload, parent_id=first.parent_id, task_id=first.task_id
+        )
+        await bus.publish(again)
+        outcome = await asyncio.wait_for(run, 30)
+
+    assert outcome.exit_code == 0, outcome.final
+    results = [(r.task_id, r.status) for r in payloads(outcome, "result")]
+    assert results.count(("quick", "done")) == 2  # both are in the log ...
+    kinds = [(r.envelope.payload.type, r.envelope.task_id) for r in records(outcome) if r.envelope]
+    # ... but counted once: the join waited for the slow answer instead of starting early.
+    assert kinds.index(("task", "join")) > kinds.index(("result", "slow"))
+    [join] = [a for a in payloads(outcome, "task") if a.task.id == "join"]
+    assert join.inputs == {"q": "quick", "s": "slow"}
