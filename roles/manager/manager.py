@@ -278,8 +278,10 @@ class Manager(Role):
                 spec.id, attempt, self.revision, time.monotonic(), spec.role
             )
             batch.append(env)
-        # Stored side by side, not one ack after another: a batch goes out at once.
-        await asyncio.gather(*(self.bus.publish(env) for env in batch))
+        # Stored in the background, side by side: a batch goes out at once, and the inbox
+        # goes on with the next result instead of waiting for each store's ack.
+        for env in batch:
+            self.spawn(self.bus.publish(env), name=f"assign {env.task_id}")
 
     async def on_presence(self, env: Envelope, presence: Presence) -> None:
         """Track live workers; capacity that grew means more can be dispatched now."""
