@@ -152,7 +152,12 @@ def server(
 def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario YAML file")],
     nats: Annotated[
-        str | None, typer.Option("--nats", help="Use this NATS server instead of an embedded one")
+        str | None,
+        typer.Option(
+            "--nats",
+            envvar="SOCIETY_NATS",
+            help="Use this NATS server instead of an embedded one",
+        ),
     ] = None,
     runs_dir: Annotated[Path, typer.Option(help="Where run folders go")] = Path("runs"),
     run_id: Annotated[str | None, typer.Option(help="Run id (default: name-time-random)")] = None,
@@ -176,6 +181,9 @@ def run(
             "`society worker` processes"
         ),
     ] = "inprocess",
+    stream_replicas: Annotated[
+        int, typer.Option(min=1, max=5, help="Run-log replicas when it is created (cluster: 3)")
+    ] = 1,
 ) -> None:
     """Run a society on the scenario's goal; prints progress and a summary (exit 0 on success)."""
     from society.models.factory import override_spec
@@ -192,6 +200,7 @@ def run(
         memory_dir=memory_dir,
         model_override=override_spec(model, base_url, api_key_env) if model else None,
         workers=workers,  # type: ignore[arg-type]
+        stream_replicas=stream_replicas,
     )
     outcome = _guarded(lambda: run_scenario(loaded, options, err))
     raise typer.Exit(outcome.exit_code)
