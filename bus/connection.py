@@ -19,12 +19,9 @@ import asyncio
 import collections
 import contextlib
 import re
-import ssl
 from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
-from urllib.parse import unquote, urlsplit, urlunsplit
 
 import nats
 import nats.errors
@@ -46,14 +43,15 @@ from bus.errors import (
     BusTimeoutError,
     SubjectError,
 )
+from bus.options import ConnectOptions
 from bus.payloads import DeadLetter, Payload
+from bus.refusals import Refusals
 
 __all__ = ["Bus", "BusState", "ConnectOptions", "Handler", "Responder", "Subscription"]
 
 log = structlog.get_logger("bus")
 _validate_json = Envelope.__pydantic_validator__.validate_json
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-_REFUSAL = re.compile(r"permissions violation for (publish|subscription) to \"?([^\"\s']+)", re.I)
 
 Handler = Callable[[Envelope], Awaitable[None]]
 Responder = Callable[[Envelope], Awaitable[Envelope]]
@@ -65,58 +63,6 @@ class BusState(Enum):
     NEW = "new"
     OPEN = "open"
     CLOSED = "closed"
-
-
-@dataclass(frozen=True)
-class ConnectOptions:
-    """How to reach and authenticate with NATS."""
-
-    servers: tuple[str, ...] = ("nats://127.0.0.1:4222",)
-    user: str | None = None
-    password: str | None = None
-    token: str | None = None
-    tls_ca: str | None = None
-    """CA bundle to verify the server (enables TLS)."""
-    tls_cert: str | None = None
-    tls_key: str | None = None
-    connect_timeout: float = 5.0
-    inbox_prefix: str = "_INBOX"
-    """Replies and JetStream deliveries arrive under ``<prefix>.``; a per-role prefix lets
-    server permissions keep roles out of each other's inboxes."""
-    publish_timeout_s: float = 60.0
-    """How long a durable publish keeps trying (e.g. while a server restarts)."""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_url(cls, url: str, **kwargs: Any) -> ConnectOptions:
-        """Options for a comma-separated list of server URLs.
-
-        Credentials in a URL (``nats://user:password@host:4222``, or ``nats://token@host``)
-        move into the options, so no URL printed in a message or log carries a secret.
-        """
-        servers: list[str] = []
-        for raw in url.split(","):
-            server, creds = _split_credentials(raw.strip())
-            if not server:
-                continue
-            servers.append(server)
-            if creds is not None:
-                user, password = creds
-                if password is None:
-                    kwargs.setdefault("token", user)
-                else:
-                    kwargs.setdefault("user", user)
-                    kwargs.setdefault("password", password)
-        return cls(servers=tuple(servers), **kwargs)
-
-    def ssl_context(self) -> ssl.SSLContext | None:
-        """A client TLS context when a CA or client certificate is configured."""
-        if not (self.tls_ca or self.tls_cert):
-            return None
-        ctx = ssl.create_default_context(cafile=self.tls_ca)
-        if self.tls_cert:
-            ctx.load_cert_chain(self.tls_cert, self.tls_key)
-        return ctx
 
 
 class Subscription:
@@ -153,10 +99,7 @@ class Bus:
         self._js: JetStreamContext | None = None
         self._dead_letters = 0
         self._last_error = ""
-        self.refusals: collections.deque[tuple[str, str]] = collections.deque(maxlen=100)
-        """(operation, subject) of the latest publishes and subscribes the server refused
-        (the subject lowercased: that is how nats-py reports it)."""
-        self._refusal_waiters: dict[str, set[asyncio.Future[None]]] = {}
+        self._refusals = Refusals(name)
         self._reconnect_callbacks: list[Callable[[], Coroutine[Any, Any, None]]] = []
         self._background: set[asyncio.Task[None]] = set()
 
@@ -248,6 +191,12 @@ class Bus:
         return "" if url is None else url.geturl()
 
     @property
+    def refusals(self) -> collections.deque[tuple[str, str]]:
+        """(operation, subject) of the latest publishes and subscribes the server refused
+        (the subject lowercased: that is how nats-py reports it)."""
+        return self._refusals.latest
+
+    @property
     def sender(self) -> str:
         """``bus/<name>``: the sender of what the bus itself publishes (dead letters)."""
         return "bus/" + (_UNSAFE.sub("_", self.name)[:64] or "0")
@@ -303,9 +252,7 @@ class Bus:
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.options.publish_timeout_s
-        refused: asyncio.Future[None] = loop.create_future()
-        key = subject.lower()
-        self._refusal_waiters.setdefault(key, set()).add(refused)
+        refused = self._refusals.watch(subject)
         headers = {"Nats-Msg-Id": msg_id}
         delay = 0.05
         try:
@@ -345,11 +292,7 @@ class Bus:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 0.5)
         finally:
-            waiters = self._refusal_waiters.get(key)
-            if waiters is not None:
-                waiters.discard(refused)
-                if not waiters:
-                    del self._refusal_waiters[key]
+            self._refusals.forget(subject, refused)
 
     async def publish_raw(self, subject: str, data: bytes) -> None:
         """Publish bytes as they are (tests and tools; roles publish envelopes)."""
@@ -486,19 +429,8 @@ class Bus:
     async def _on_error(self, exc: Exception) -> None:
         text = str(exc) or type(exc).__name__
         self._last_error = text
-        found = _REFUSAL.search(text)
-        if found is None:
+        if not self._refusals.note(text):
             log.debug("nats error", bus=self.name, error=text)
-            return
-        operation = "publishing to" if found.group(1).lower() == "publish" else "subscribing to"
-        subject = found.group(2)
-        refusal = BusPermissionError(operation, subject, self.name)
-        self.refusals.append((operation, subject))
-        log.error("refused by the NATS server", bus=self.name, error=str(refusal))
-        if operation == "publishing to":
-            for waiter in self._refusal_waiters.pop(subject, set()):
-                if not waiter.done():
-                    waiter.set_result(None)
 
     async def _on_disconnect(self) -> None:
         if self.state is BusState.OPEN:
@@ -515,21 +447,6 @@ class Bus:
         self._background.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("reconnect callback failed", bus=self.name, error=repr(task.exception()))
-
-
-def _split_credentials(url: str) -> tuple[str, tuple[str, str | None] | None]:
-    """``(url without credentials, (user or token, password or None) or None)``."""
-    if "@" not in url:
-        return url, None
-    parts = urlsplit(url if "://" in url else f"nats://{url}")
-    if parts.username is None:
-        return url, None
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = host if parts.port is None else f"{host}:{parts.port}"
-    password = None if parts.password is None else unquote(parts.password)
-    return urlunsplit(parts._replace(netloc=netloc)), (unquote(parts.username), password)
 
 
 def _short_error(exc: ValidationError) -> str:
