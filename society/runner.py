@@ -34,6 +34,7 @@ from roles.base import Role
 from roles.budget_guard import BudgetGuard
 from roles.coder import CodeRunner
 from roles.memory import Corpus, Memory
+from society.artifacts import restore_artifacts
 from society.assembly import ROLE_CLASSES, Collaborators, build_role
 from society.connect import connect_options
 from society.errors import ModelConfigError, RunError
@@ -249,6 +250,8 @@ async def run_scenario(
                 raise
         log_path = await _export(observer, roles, run_id, run_dir / "log.jsonl")
 
+    if external and state.final is not None:  # the coders wrote them on their machines
+        restore_artifacts(runlog.read_jsonl(log_path).records, state.final, run_dir)
     outcome = RunOutcome(run_id, run_dir, state.final, log_path, state)
     _write_json(run_dir / "summary.json", _summary(outcome))
     if options.live:

@@ -291,7 +291,9 @@ async def test_workers_on_three_cluster_nodes_run_a_society_together(
     assert results["theory"] == "researcher/n3-researcher"
     assert {results["count"], results["compare"]} <= {"coder/n1-coder", "coder/n3-coder"}
     assert senders(outcome, "final") == ["manager/0"]
-    assert all(w.proc.returncode in (None, 0, -15, 130) for w in procs.values())
+    # The coder wrote report.md on its side; the manager's run folder has it from the log.
+    report = outcome.run_dir / "artifacts" / "compare" / "report.md"
+    assert "1229" in report.read_text()
 
 
 NO_CODER = """
