@@ -36,7 +36,9 @@ from roles.base import Role
 from roles.budget_guard import BudgetGuard
 from roles.coder import CodeRunner
 from roles.memory import Corpus, Memory
+from sandbox.errors import SandboxError
 from society.assembly import Collaborators, build_role
+from society.errors import SocietyError
 from society.models.factory import ModelFactory
 from society.scenario import Scenario
 
@@ -147,7 +149,14 @@ class WorkerHost:
                 return
             try:
                 await self._join(env, env.payload)
-            except (BusError, ValidationError, OSError, RuntimeError) as exc:
+            except (
+                BusError,
+                SandboxError,
+                SocietyError,
+                ValidationError,
+                OSError,
+                RuntimeError,
+            ) as exc:
                 self._done.add(run_id)
                 self.log.error("could not join the run", run=run_id, error=str(exc))
 
