@@ -127,8 +127,8 @@ class Bus:
         except TimeoutError as exc:
             why = self._last_error or f"no answer within {bound:g}s"
             raise BusConnectError(url, why) from exc
-        except (OSError, nats.errors.Error) as exc:
-            raise BusConnectError(url, str(exc) or type(exc).__name__) from exc
+        except (OSError, nats.errors.Error) as exc:  # the server's own reason says more
+            raise BusConnectError(url, self._last_error or str(exc) or type(exc).__name__) from exc
         self._nc.options["max_reconnect_attempts"] = -1
         self._js = self._nc.jetstream()
         self.state = BusState.OPEN

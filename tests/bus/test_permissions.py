@@ -14,7 +14,7 @@ from bus import Bus, BusConnectError, BusPermissionError, ConnectOptions, Embedd
 from bus.errors import RunLogError
 from bus.payloads import Plan, TaskResult
 from bus.permissions import ROLES, Tls, inbox_prefix, role_permissions, server_config
-from bus.subjects import matches
+from bus.subjects import Channel, matches
 from bus.workqueue import DeliverySettings, QueueSpec, ensure_queue
 
 RUN = "r1"
@@ -111,11 +111,16 @@ async def test_the_server_enforces_the_roles(
             BusPermissionError, match=r"NATS refused publishing to 'society\.r1\.plan'"
         ):
             await coder.send(RUN, "coder/1", Plan(revision=1))
-        with pytest.raises(RunLogError):  # not the planner's queue
-            await ensure_queue(coder, RUN, QueueSpec("plan-request", ()), settings)
+        planner_queue = QueueSpec("plan-request", (Channel.PLAN_REQUEST,))
+        with pytest.raises(RunLogError):  # not the planner's queue (refused: no answer in 5 s)
+            await ensure_queue(coder, RUN, planner_queue, settings)
+        assert (
+            "publishing to",
+            "$js.api.consumer.create.society.r1--plan-request.society.r1.plan.request",
+        ) in coder.refusals
     wrong = f"nats://coder:nope@{server.host}:{server.port}"
-    with pytest.raises(BusConnectError) as caught:
-        await Bus(wrong).connect()
+    with pytest.raises(BusConnectError, match="Authorization Violation") as caught:
+        await Bus(ConnectOptions.from_url(wrong, connect_timeout=1)).connect()
     assert "nope" not in str(caught.value)  # credentials never reach a message
 
 
@@ -155,4 +160,4 @@ async def test_tls_is_a_matter_of_configuration(tmp_path: Path) -> None:
             assert bus.connected_url.startswith("tls://")
             await runlog.ensure_stream(bus)
         with pytest.raises(BusConnectError):  # an unverified server is refused
-            await Bus(ConnectOptions.from_url(url, connect_timeout=2)).connect()
+            await Bus(ConnectOptions.from_url(url, connect_timeout=1)).connect()

@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import json
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from society.cli import app
+from society.logs import configure_logging
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()
+
+
+@pytest.fixture(autouse=True)
+def _logs_back_to_stderr() -> Iterator[None]:
+    """CliRunner points the logs at its own stream, closed after each test: point them back."""
+    yield
+    configure_logging("console", "warning")
 
 
 def test_the_manager_is_not_a_worker_role() -> None:
