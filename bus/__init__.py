@@ -1,6 +1,8 @@
 """The message bus: the typed protocol, subjects, the NATS connection, the embedded
-server and the JetStream run log. Imports nothing from the other packages."""
+server (and a local cluster of them), the JetStream run log, its work queues, and the
+per-role permissions. Imports nothing from the other packages."""
 
+from bus.cluster import LocalCluster
 from bus.connection import Bus, BusState, ConnectOptions, Subscription
 from bus.envelope import (
     ENVELOPE_ADAPTER,
@@ -16,12 +18,14 @@ from bus.errors import (
     BusClosedError,
     BusConnectError,
     BusError,
+    BusPermissionError,
     BusTimeoutError,
     RunLogError,
     ServerError,
     SubjectError,
 )
 from bus.server import EmbeddedServer
+from bus.workqueue import Delivery, DeliverySettings, QueueSpec, WorkQueue
 
 __all__ = [
     "ENVELOPE_ADAPTER",
@@ -30,15 +34,21 @@ __all__ = [
     "BusClosedError",
     "BusConnectError",
     "BusError",
+    "BusPermissionError",
     "BusState",
     "BusTimeoutError",
     "ConnectOptions",
+    "Delivery",
+    "DeliverySettings",
     "EmbeddedServer",
     "Envelope",
+    "LocalCluster",
+    "QueueSpec",
     "RunLogError",
     "ServerError",
     "SubjectError",
     "Subscription",
+    "WorkQueue",
     "decode",
     "encode",
     "encode_new",

@@ -4,32 +4,49 @@ One `Bus` is one NATS connection; every role instance opens its own, exactly as 
 ran on another machine. Messages that fail validation never reach a handler and never
 kill a subscription: they are republished as `DeadLetter` envelopes on the run's
 dead-letter subject and logged.
+
+A *durable* bus (roles use one) publishes the payloads that change a run's state (see
+``DURABLE`` in `bus.payloads`: goal, plan request, plan, task, result, final) through
+JetStream and waits for the run-log stream's ack, retrying across reconnects with the
+envelope id as ``Nats-Msg-Id`` so a retry is stored once. Everything else is a plain
+fire-and-forget publish. A publish or subscribe the server refuses (per-user
+permissions) is logged as an error; a durable publish raises `BusPermissionError`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import itertools
 import re
-import ssl
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Coroutine
 from enum import Enum
 from typing import Any
 
 import nats
 import nats.errors
+import nats.js.errors
 import structlog
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.aio.subscription import Subscription as _NatsSubscription
+from nats.js.client import JetStreamContext
 from pydantic import ValidationError
 
 from bus import subjects
 from bus.envelope import Envelope, decode, encode, encode_new, subject_for, subject_of
-from bus.errors import BusClosedError, BusConnectError, BusError, BusTimeoutError, SubjectError
+from bus.errors import (
+    BusClosedError,
+    BusConnectError,
+    BusError,
+    BusPermissionError,
+    BusTimeoutError,
+    SubjectError,
+)
+from bus.options import ConnectOptions
 from bus.payloads import DeadLetter, Payload
+from bus.refusals import Refusals
 
 __all__ = ["Bus", "BusState", "ConnectOptions", "Handler", "Responder", "Subscription"]
 
@@ -47,38 +64,6 @@ class BusState(Enum):
     NEW = "new"
     OPEN = "open"
     CLOSED = "closed"
-
-
-@dataclass(frozen=True)
-class ConnectOptions:
-    """How to reach and authenticate with NATS."""
-
-    servers: tuple[str, ...] = ("nats://127.0.0.1:4222",)
-    user: str | None = None
-    password: str | None = None
-    token: str | None = None
-    tls_ca: str | None = None
-    """CA bundle to verify the server (enables TLS)."""
-    tls_cert: str | None = None
-    tls_key: str | None = None
-    connect_timeout: float = 5.0
-    inbox_prefix: str = "_INBOX"
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_url(cls, url: str, **kwargs: Any) -> ConnectOptions:
-        """Options for a comma-separated list of server URLs."""
-        servers = tuple(u.strip() for u in url.split(",") if u.strip())
-        return cls(servers=servers, **kwargs)
-
-    def ssl_context(self) -> ssl.SSLContext | None:
-        """A client TLS context when a CA or client certificate is configured."""
-        if not (self.tls_ca or self.tls_cert):
-            return None
-        ctx = ssl.create_default_context(cafile=self.tls_ca)
-        if self.tls_cert:
-            ctx.load_cert_chain(self.tls_cert, self.tls_key)
-        return ctx
 
 
 class Subscription:
@@ -103,15 +88,24 @@ class Subscription:
 class Bus:
     """A typed connection to NATS. ``async with Bus(...) as bus:`` connects and closes."""
 
-    def __init__(self, options: ConnectOptions | str, *, name: str = "society") -> None:
+    def __init__(
+        self, options: ConnectOptions | str, *, name: str = "society", durable: bool = False
+    ) -> None:
         self.options = ConnectOptions.from_url(options) if isinstance(options, str) else options
         self.name = name
+        self.durable = durable
+        """Store state-changing payloads through JetStream before going on (needs the run log)."""
         self.state = BusState.NEW
         self._nc: Client | None = None
+        self._js: JetStreamContext | None = None
         self._dead_letters = 0
         self._inbox: str | None = None
         self._replies: dict[str, asyncio.Future[Envelope]] = {}
         self._tokens = (f"{n:x}" for n in itertools.count())
+        self._last_error = ""
+        self._refusals = Refusals(name)
+        self._reconnect_callbacks: list[Callable[[], Coroutine[Any, Any, None]]] = []
+        self._background: set[asyncio.Task[None]] = set()
 
     # -- lifecycle -------------------------------------------------------------------
 
@@ -129,32 +123,43 @@ class Bus:
             raise BusError(msg)
         opts = self.options
         url = ",".join(opts.servers)
+        # nats-py retries some failures (a TLS handshake refused) forever: bound it.
+        bound = opts.connect_timeout * (len(opts.servers) + 1)
         try:
-            self._nc = await nats.connect(
-                servers=list(opts.servers),
-                name=self.name,
-                user=opts.user,
-                password=opts.password,
-                token=opts.token,
-                tls=opts.ssl_context(),
-                connect_timeout=int(max(1, opts.connect_timeout)),
-                allow_reconnect=True,
-                # Bounded for the first connect (nats-py retries it forever otherwise);
-                # unbounded once connected, so a server restart is ridden out.
-                max_reconnect_attempts=1,
-                reconnect_time_wait=0.25,
-                inbox_prefix=opts.inbox_prefix,
-                # Our subjects are validated when built (bus.subjects); skip nats-py's regex.
-                skip_subject_validation=True,
-                error_cb=self._on_error,
-                disconnected_cb=self._on_disconnect,
-                reconnected_cb=self._on_reconnect,
-                **opts.extra,
-            )
-        except (TimeoutError, OSError, nats.errors.Error) as exc:
-            raise BusConnectError(url, str(exc) or type(exc).__name__) from exc
+            async with asyncio.timeout(bound):
+                self._nc = await self._open()
+        except TimeoutError as exc:
+            why = self._last_error or f"no answer within {bound:g}s"
+            raise BusConnectError(url, why) from exc
+        except (OSError, nats.errors.Error) as exc:  # the server's own reason says more
+            raise BusConnectError(url, self._last_error or str(exc) or type(exc).__name__) from exc
         self._nc.options["max_reconnect_attempts"] = -1
+        self._js = self._nc.jetstream()
         self.state = BusState.OPEN
+
+    async def _open(self) -> Client:
+        opts = self.options
+        return await nats.connect(
+            servers=list(opts.servers),
+            name=self.name,
+            user=opts.user,
+            password=opts.password,
+            token=opts.token,
+            tls=opts.ssl_context(),
+            connect_timeout=int(max(1, opts.connect_timeout)),
+            allow_reconnect=True,
+            # Bounded for the first connect (nats-py retries it forever otherwise);
+            # unbounded once connected, so a server restart is ridden out.
+            max_reconnect_attempts=1,
+            reconnect_time_wait=0.25,
+            inbox_prefix=opts.inbox_prefix,
+            # Our subjects are validated when built (bus.subjects); skip nats-py's regex.
+            skip_subject_validation=True,
+            error_cb=self._on_error,
+            disconnected_cb=self._on_disconnect,
+            reconnected_cb=self._on_reconnect,
+            **opts.extra,
+        )
 
     async def close(self) -> None:
         """Flush and close; safe to call twice."""
@@ -177,6 +182,14 @@ class Bus:
         return self._nc
 
     @property
+    def js(self) -> JetStreamContext:
+        """The JetStream context of this connection (for bus-internal modules only)."""
+        if self.state is not BusState.OPEN or self._js is None:
+            msg = f"bus {self.name!r} is {self.state.value}, not open"
+            raise BusClosedError(msg)
+        return self._js
+
+    @property
     def connected_url(self) -> str:
         """The server this connection is attached to right now."""
         url = self.nc.connected_url
@@ -188,6 +201,17 @@ class Bus:
         return self.state is BusState.OPEN and self._nc is not None and self._nc.is_connected
 
     @property
+    def refusals(self) -> collections.deque[tuple[str, str]]:
+        """(operation, subject) of the latest publishes and subscribes the server refused
+        (the subject lowercased: that is how nats-py reports it)."""
+        return self._refusals.latest
+
+    @property
+    def sender(self) -> str:
+        """``bus/<name>``: the sender of what the bus itself publishes (dead letters)."""
+        return "bus/" + (_UNSAFE.sub("_", self.name)[:64] or "0")
+
+    @property
     def dead_letters(self) -> int:
         """How many malformed messages this connection has dead-lettered."""
         return self._dead_letters
@@ -196,8 +220,12 @@ class Bus:
 
     async def publish(self, envelope: Envelope, subject: str | None = None) -> None:
         """Publish an envelope on its derived subject (or an explicit one)."""
+        subj = subject or subject_for(envelope)
+        if self.durable and envelope.payload.DURABLE:
+            await self.store(subj, encode(envelope), envelope.id)
+            return
         try:
-            await self.nc.publish(subject or subject_for(envelope), encode(envelope))
+            await self.nc.publish(subj, encode(envelope))
         except nats.errors.Error as exc:
             msg = f"publish failed: {exc}"
             raise BusError(msg) from exc
@@ -214,12 +242,67 @@ class Bus:
     ) -> str:
         """Publish a new envelope around ``payload`` (the lean path); returns its id."""
         mid, data = encode_new(run_id, sender, payload, parent_id, task_id)
+        subj = subject or subject_of(run_id, payload)
+        if self.durable and payload.DURABLE:
+            await self.store(subj, data, mid)
+            return mid
         try:
-            await self.nc.publish(subject or subject_of(run_id, payload), data)
+            await self.nc.publish(subj, data)
         except nats.errors.Error as exc:
             msg = f"publish failed: {exc}"
             raise BusError(msg) from exc
         return mid
+
+    async def store(self, subject: str, data: bytes, msg_id: str) -> None:
+        """Publish through JetStream and wait until a stream holds the message.
+
+        Retries (same ``Nats-Msg-Id``, so the stream keeps one copy) while the server is
+        unreachable or its stream is not back yet, for up to ``publish_timeout_s``.
+        Raises `BusPermissionError` at once when the server refuses the subject.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.options.publish_timeout_s
+        refused = self._refusals.watch(subject)
+        headers = {"Nats-Msg-Id": msg_id}
+        delay = 0.05
+        try:
+            while True:
+                left = deadline - loop.time()
+                attempt = asyncio.ensure_future(
+                    self.js.publish(
+                        subject, data, timeout=max(0.1, min(2.0, left)), headers=headers
+                    )
+                )
+                either: set[asyncio.Future[Any]] = {attempt, refused}
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                if refused.done():
+                    attempt.cancel()
+                    operation = "publishing to"
+                    raise BusPermissionError(operation, subject, self.name)
+                try:
+                    attempt.result()
+                    return
+                except nats.errors.ConnectionClosedError as exc:
+                    msg = f"bus {self.name!r} closed while storing on {subject}"
+                    raise BusClosedError(msg) from exc
+                except (nats.errors.TimeoutError, nats.js.errors.NoStreamResponseError) as exc:
+                    if delay == 0.05:
+                        log.info("not stored yet; retrying", bus=self.name, subject=subject)
+                    if loop.time() + delay >= deadline:
+                        msg = (
+                            f"no JetStream stream stored {subject} within "
+                            f"{self.options.publish_timeout_s:g}s ({exc}); is the run log there?"
+                        )
+                        raise BusError(msg) from exc
+                except nats.js.errors.ServiceUnavailableError:
+                    pass  # JetStream is recovering (restart, leader election): try again
+                except nats.errors.Error as exc:
+                    msg = f"storing on {subject} failed: {exc}"
+                    raise BusError(msg) from exc
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 0.5)
+        finally:
+            self._refusals.forget(subject, refused)
 
     async def publish_raw(self, subject: str, data: bytes) -> None:
         """Publish bytes as they are (tests and tools; roles publish envelopes)."""
@@ -285,7 +368,7 @@ class Bus:
             reply.set_result(decode(msg.data))
         except ValidationError as exc:
             if not _is_stream_ack(msg.data):
-                self._refuse(msg, exc)
+                self.refuse(msg, exc)
 
     # -- subscribing ------------------------------------------------------------------
 
@@ -302,7 +385,7 @@ class Bus:
             try:
                 envelope = _validate_json(msg.data)
             except ValidationError as exc:
-                self._refuse(msg, exc)
+                self.refuse(msg, exc)
                 return
             try:
                 await handler(envelope)
@@ -344,10 +427,11 @@ class Bus:
         try:
             return decode(msg.data)
         except ValidationError as exc:
-            self._refuse(msg, exc)
+            self.refuse(msg, exc)
             return None
 
-    def _refuse(self, msg: Msg, exc: ValidationError) -> None:
+    def refuse(self, msg: Msg, exc: ValidationError) -> None:
+        """Dead-letter a message that is not a valid envelope (unless it is a dead letter)."""
         if not msg.subject.endswith("." + subjects.Channel.DEAD_LETTER.value):
             self._dead_letter(msg.subject, msg.data, exc)
 
@@ -363,7 +447,7 @@ class Bus:
             run_id = "unknown"
         envelope = Envelope.new(
             run_id,
-            "bus/" + (_UNSAFE.sub("_", self.name)[:64] or "0"),
+            self.sender,
             DeadLetter(
                 subject=subject,
                 raw=data[:65536].decode("utf-8", "replace"),
@@ -376,8 +460,15 @@ class Bus:
 
     # -- connection events ------------------------------------------------------------------
 
+    def on_reconnect(self, callback: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run ``callback`` (in the background) each time the connection comes back."""
+        self._reconnect_callbacks.append(callback)
+
     async def _on_error(self, exc: Exception) -> None:
-        log.debug("nats error", bus=self.name, error=str(exc) or type(exc).__name__)
+        text = str(exc) or type(exc).__name__
+        self._last_error = text
+        if not self._refusals.note(text):
+            log.debug("nats error", bus=self.name, error=text)
 
     async def _on_disconnect(self) -> None:
         if self.state is BusState.OPEN:
@@ -385,6 +476,15 @@ class Bus:
 
     async def _on_reconnect(self) -> None:
         log.info("reconnected to NATS", bus=self.name, url=self.connected_url)
+        for callback in self._reconnect_callbacks:
+            task = asyncio.get_running_loop().create_task(callback())
+            self._background.add(task)
+            task.add_done_callback(self._background_done)
+
+    def _background_done(self, task: asyncio.Task[None]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("reconnect callback failed", bus=self.name, error=repr(task.exception()))
 
 
 _NO_RESPONDERS = "503"

@@ -5,6 +5,7 @@ BusError
 ├── BusClosedError      the Bus is not open (never opened, or closed)
 ├── BusConnectError     no NATS server answered at the given URL
 ├── BusTimeoutError     a request got no reply in time
+├── BusPermissionError  the server refused a publish or subscribe (per-user permissions)
 ├── ServerError         the embedded nats-server could not start or stop
 └── RunLogError         the JetStream run log could not be read or written
 """
@@ -15,6 +16,7 @@ __all__ = [
     "BusClosedError",
     "BusConnectError",
     "BusError",
+    "BusPermissionError",
     "BusTimeoutError",
     "RunLogError",
     "ServerError",
@@ -48,6 +50,19 @@ class BusConnectError(BusError):
 
 class BusTimeoutError(BusError, TimeoutError):
     """A request received no reply within its timeout."""
+
+
+class BusPermissionError(BusError):
+    """The server refused to let this connection's user publish or subscribe there."""
+
+    def __init__(self, operation: str, subject: str, bus: str) -> None:
+        self.operation = operation
+        self.subject = subject
+        self.bus = bus
+        super().__init__(
+            f"NATS refused {operation} {subject!r} for {bus}: this user is not allowed to "
+            "(per-role permissions, see `society nats-config`)"
+        )
 
 
 class ServerError(BusError):

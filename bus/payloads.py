@@ -1,7 +1,9 @@
 """The payload kinds of the protocol: one pydantic model each, discriminated on ``type``.
 
 Each payload names the channel it travels on (`CHANNEL`), so subjects are derived from
-the message, never typed by hand. Field docstrings become the JSON Schema descriptions
+the message, never typed by hand, and whether it changes the run's state (`DURABLE`):
+those a durable bus stores through JetStream before going on, so a server restart or a
+crash cannot lose them. Field docstrings become the JSON Schema descriptions
 that ``society schema`` publishes for agents written in other languages.
 """
 
@@ -46,12 +48,14 @@ class _Model(BaseModel):
 
 class _Payload(_Model):
     CHANNEL: ClassVar[Channel]
+    DURABLE: ClassVar[bool] = False
 
 
 class Goal(_Payload):
     """The user's goal: starts a run."""
 
     CHANNEL: ClassVar[Channel] = Channel.GOAL
+    DURABLE: ClassVar[bool] = True
     type: Literal["goal"] = "goal"
     text: str
     """What the society should achieve, in plain words."""
@@ -88,6 +92,7 @@ class PlanRequest(_Payload):
     """The manager asks the planner for a plan, or for a revision of one."""
 
     CHANNEL: ClassVar[Channel] = Channel.PLAN_REQUEST
+    DURABLE: ClassVar[bool] = True
     type: Literal["plan_request"] = "plan_request"
     goal: str
     revision: int = Field(default=1, ge=1)
@@ -117,6 +122,7 @@ class Plan(_Payload):
     """The planner's task graph for a goal."""
 
     CHANNEL: ClassVar[Channel] = Channel.PLAN
+    DURABLE: ClassVar[bool] = True
     type: Literal["plan"] = "plan"
     revision: int = Field(ge=1)
     success_criteria: list[str] = []
@@ -145,6 +151,7 @@ class TaskAssignment(_Payload):
     """The manager hands a ready task to a role, with the values of its inputs."""
 
     CHANNEL: ClassVar[Channel] = Channel.TASK
+    DURABLE: ClassVar[bool] = True
     type: Literal["task"] = "task"
     task: TaskSpec
     goal: str
@@ -169,6 +176,7 @@ class TaskResult(_Payload):
     """A role reports the outcome of a task."""
 
     CHANNEL: ClassVar[Channel] = Channel.RESULT
+    DURABLE: ClassVar[bool] = True
     type: Literal["result"] = "result"
     task_id: str
     role: str
@@ -337,6 +345,7 @@ class Final(_Payload):
     """The run's outcome: the answer, the outputs and artifacts, and a summary."""
 
     CHANNEL: ClassVar[Channel] = Channel.FINAL
+    DURABLE: ClassVar[bool] = True
     type: Literal["final"] = "final"
     status: Literal["succeeded", "failed", "aborted", "budget_exhausted"]
     answer: str | None = None

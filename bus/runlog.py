@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import time
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ __all__ = [
     "LogProblem",
     "LogRead",
     "LogRecord",
+    "active_runs",
     "ensure_stream",
     "export_jsonl",
     "fetch_run",
@@ -85,9 +87,13 @@ def _record_line(record: LogRecord) -> bytes:
     return (head + tail).encode()
 
 
-async def ensure_stream(bus: Bus, *, replicas: int = 1) -> None:
-    """Create the run-log stream if it does not exist (idempotent)."""
-    js = bus.nc.jetstream()
+async def ensure_stream(bus: Bus, *, replicas: int = 1, timeout: float = 30.0) -> None:
+    """Create the run-log stream if it does not exist (idempotent).
+
+    A JetStream cluster that has just started answers nothing (or 503) until it has
+    elected a meta leader, so this retries with short requests for up to ``timeout``.
+    """
+    js = bus.nc.jetstream(timeout=2.0)
     config = api.StreamConfig(
         name=STREAM_NAME,
         subjects=[subjects.ALL_RUNS],
@@ -96,16 +102,84 @@ async def ensure_stream(bus: Bus, *, replicas: int = 1) -> None:
         num_replicas=replicas,
         allow_direct=True,
     )
-    try:
-        await js.add_stream(config)
-    except nats.js.errors.BadRequestError as exc:
-        # Already there with another config (e.g. other replicas): keep it as is.
-        if exc.err_code != 10058:  # stream name already in use
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            await js.add_stream(config)
+            return
+        except nats.js.errors.BadRequestError as exc:
+            # Already there with another config (e.g. other replicas): keep it as is.
+            if exc.err_code == 10058:  # stream name already in use
+                return
             msg = f"cannot create the run-log stream: {exc}"
             raise RunLogError(msg) from exc
-    except (TimeoutError, nats.errors.Error) as exc:
-        msg = f"cannot create the run-log stream (is JetStream enabled?): {exc}"
-        raise RunLogError(msg) from exc
+        except (
+            TimeoutError,
+            nats.errors.NoRespondersError,
+            nats.js.errors.ServiceUnavailableError,
+        ):
+            if time.monotonic() >= deadline:
+                msg = f"cannot create the run-log stream: JetStream did not answer within {timeout:g}s (is it enabled?)"
+                raise RunLogError(msg) from None
+            await asyncio.sleep(0.1)
+        except nats.errors.Error as exc:
+            msg = f"cannot create the run-log stream (is JetStream enabled?): {exc}"
+            raise RunLogError(msg) from exc
+
+
+async def active_runs(
+    bus: Bus, *, max_age_s: float = 86_400.0, timeout: float = 30.0
+) -> list[Envelope]:
+    """Goals of the runs in the log that have no final message yet (oldest first).
+
+    Workers started after a run began find it here. Goals older than ``max_age_s`` are
+    left out: a run that died without a final message is not joined forever. Like
+    `ensure_stream`, it waits (up to ``timeout``) for a cluster that is still electing.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return await _active_runs(bus, max_age_s)
+        except (
+            TimeoutError,
+            nats.errors.NoRespondersError,
+            nats.js.errors.ServiceUnavailableError,
+        ):
+            if time.monotonic() >= deadline:
+                msg = (
+                    f"cannot list the runs in the log: JetStream did not answer within {timeout:g}s"
+                )
+                raise RunLogError(msg) from None
+            await asyncio.sleep(0.1)
+        except nats.errors.Error as exc:
+            msg = f"cannot list the runs in the log: {exc}"
+            raise RunLogError(msg) from exc
+
+
+async def _active_runs(bus: Bus, max_age_s: float) -> list[Envelope]:
+    js = bus.nc.jetstream(timeout=2.0)
+    try:
+        info = await js.stream_info(
+            STREAM_NAME, subjects_filter=subjects.any_run(subjects.Channel.GOAL)
+        )
+    except nats.js.errors.NotFoundError:
+        return []
+    goals: list[Envelope] = []
+    for subject in sorted(info.state.subjects or {}):
+        run_id = subjects.parse(subject).run_id
+        try:
+            await js.get_last_msg(STREAM_NAME, subjects.subject(run_id, subjects.Channel.FINAL))
+            continue  # finished
+        except nats.js.errors.NotFoundError:
+            pass
+        raw = await js.get_last_msg(STREAM_NAME, subject)
+        try:
+            goal = decode(raw.data or b"")
+        except ValidationError:
+            continue
+        if time.time() - goal.ts / 1e6 <= max_age_s:
+            goals.append(goal)
+    return sorted(goals, key=lambda g: g.ts)
 
 
 async def run_exists(bus: Bus, run_id: str) -> bool:

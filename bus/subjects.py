@@ -15,12 +15,24 @@ from bus.errors import SubjectError
 
 __all__ = [
     "ALL_RUNS",
+    "JS_ACK",
+    "JS_API",
     "PREFIX",
     "Channel",
     "ParsedSubject",
+    "any_run",
     "check_token",
+    "consumer_name",
+    "js_ack",
+    "js_consumer_create",
+    "js_consumer_info",
+    "js_consumer_next",
+    "js_direct_get",
+    "js_msg_get",
+    "js_stream_info",
     "matches",
     "parse",
+    "run_of_consumer",
     "run_wildcard",
     "subject",
 ]
@@ -80,6 +92,70 @@ def run_wildcard(run_id: str, channel: Channel | None = None) -> str:
     if channel is None:
         return f"{PREFIX}.{run_id}.>"
     return f"{PREFIX}.{run_id}.{channel.value}.*"
+
+
+def any_run(channel: Channel, role: str | None = None) -> str:
+    """Pattern for one channel (of one role, or of any role with ``"*"``) in every run."""
+    if role is None:
+        return f"{PREFIX}.*.{channel.value}"
+    if role != "*":
+        check_token(role, "role")
+    return f"{PREFIX}.*.{channel.value}.{role}"
+
+
+_CONSUMER_SEP = "--"
+
+
+def consumer_name(run_id: str, queue: str) -> str:
+    """The durable JetStream consumer of a run's work queue ``queue``: ``<run>--<queue>``."""
+    return f"{check_token(run_id, 'run id')}{_CONSUMER_SEP}{check_token(queue, 'queue')}"
+
+
+def run_of_consumer(name: str) -> str | None:
+    """The run id a `consumer_name` belongs to (None for other consumers)."""
+    run_id, sep, _ = name.partition(_CONSUMER_SEP)
+    return run_id if sep and _TOKEN.match(run_id) else None
+
+
+# -- JetStream's own API subjects, for per-role permissions (see bus.permissions) ------------
+
+JS_API = "$JS.API"
+JS_ACK = "$JS.ACK"
+
+
+def js_consumer_create(stream: str, filter_pattern: str) -> str:
+    """Creating (or updating) a consumer of ``stream`` filtered on ``filter_pattern``."""
+    return f"{JS_API}.CONSUMER.CREATE.{stream}.*.{filter_pattern}"
+
+
+def js_consumer_info(stream: str) -> str:
+    """Reading any consumer's info on ``stream``."""
+    return f"{JS_API}.CONSUMER.INFO.{stream}.*"
+
+
+def js_consumer_next(stream: str) -> str:
+    """Pulling messages from any consumer of ``stream``."""
+    return f"{JS_API}.CONSUMER.MSG.NEXT.{stream}.*"
+
+
+def js_stream_info(stream: str) -> str:
+    """Reading ``stream``'s info (which runs it holds)."""
+    return f"{JS_API}.STREAM.INFO.{stream}"
+
+
+def js_msg_get(stream: str) -> str:
+    """Reading one stored message of ``stream`` (a run's goal)."""
+    return f"{JS_API}.STREAM.MSG.GET.{stream}"
+
+
+def js_direct_get(stream: str) -> str:
+    """Direct reads of ``stream``'s messages."""
+    return f"{JS_API}.DIRECT.GET.{stream}.>"
+
+
+def js_ack(stream: str) -> str:
+    """Acknowledging (and heartbeating) deliveries of ``stream``'s consumers."""
+    return f"{JS_ACK}.{stream}.>"
 
 
 @dataclass(frozen=True, slots=True)

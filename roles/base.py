@@ -4,13 +4,17 @@ A role instance owns one NATS connection (as if it ran on another machine), rout
 payloads it receives to its `handle` method, publishes typed messages, calls its model
 through `call_model` / `ask_structured` (each call publishes a usage message carrying the
 answer, which is what replay serves back), and takes remarks addressed to it into its
-next prompt. A role may ask the human (`ask_human`) when the scenario allows it.
+next prompt. A role may ask the human (`ask_human`) when the scenario allows it. It
+announces itself (presence up), heartbeats, and says goodbye.
+
+Work that must not be lost (tasks, plan requests, the manager's results and plans)
+arrives through JetStream work queues (`bus.workqueue`), declared by `queues`; the rest
+through plain subscriptions. It is the same path in one process and across machines.
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextvars
 import os
 import socket
@@ -35,6 +39,7 @@ from bus.payloads import (
     Usage,
 )
 from bus.subjects import Channel
+from bus.workqueue import Delivery, DeliverySettings, QueueSpec, WorkQueue
 from roles.budget_guard import BudgetGuard
 from roles.errors import (
     BudgetExceeded,
@@ -46,7 +51,7 @@ from roles.errors import (
 )
 from roles.human_gate import HumanGate, HumanReply, QuestionKind
 from roles.model_access import ModelAccess, ModelReply, estimate_tokens, fingerprint
-from roles.settings import HumanSettings, RoleSettings
+from roles.settings import HumanSettings, PresenceSettings, RoleSettings
 from roles.structured import AnswerInvalid, parse_answer
 
 __all__ = ["Role", "RoleContext", "WorkerRole"]
@@ -71,6 +76,10 @@ class RoleContext:
     run_dir: Path = field(default_factory=lambda: Path("runs"))
     extras: dict[str, Any] = field(default_factory=dict)
     """Role-specific collaborators (the sandbox, the memory, ...)."""
+    delivery: DeliverySettings = field(default_factory=DeliverySettings)
+    """How work queues hand out and take back work."""
+    presence: PresenceSettings = field(default_factory=PresenceSettings)
+    """How often to heartbeat (and, for the manager, how long to wait for a role)."""
 
 
 class Role:
@@ -82,8 +91,9 @@ class Role:
         self.ctx = ctx
         self.run_id = ctx.run_id
         self.sender = f"{self.name}/{ctx.instance}"
-        self.bus = Bus(ctx.connect, name=f"{ctx.run_id}-{self.name}-{ctx.instance}")
+        self.bus = Bus(ctx.connect, name=f"{ctx.run_id}-{self.name}-{ctx.instance}", durable=True)
         self.remarks: list[str] = []
+        self._queues: list[WorkQueue] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._consults: dict[str, asyncio.Future[str]] = {}
         self._my_chats: set[str] = set()
@@ -106,25 +116,57 @@ class Role:
             (subjects.subject(self.run_id, Channel.CHAT, self.name), None),
         ]
 
+    def queues(self) -> list[QueueSpec]:
+        """Channels this role takes through a work queue (none by default)."""
+        return []
+
     async def start(self) -> None:
-        """Connect, subscribe and announce presence."""
+        """Connect, subscribe, bind the work queues, announce presence and heartbeat."""
         await self.bus.connect()
         for pattern, queue in self.subscriptions():
             await self.bus.subscribe(pattern, self._dispatch, queue=queue)
         await self.human.open()
+        for spec in self.queues():
+            work = WorkQueue(self.bus, self.run_id, spec, self.ctx.delivery)
+            await work.start(self.on_delivery, self.on_exhausted)
+            self._queues.append(work)
         await self.bus.flush()
-        await self.send(
-            Presence(
-                status="up",
-                role=self.name,
-                concurrency=self.ctx.settings.concurrency,
-                host=socket.gethostname(),
-                pid=os.getpid(),
-            )
+        await self.send(self._presence("up"))
+        self.spawn(self._heartbeat(), name=f"{self.sender} heartbeat")
+
+    def _presence(self, status: str) -> Presence:
+        return Presence(
+            status=status,  # type: ignore[arg-type]
+            role=self.name,
+            concurrency=self.ctx.settings.concurrency,
+            host=socket.gethostname(),
+            pid=os.getpid(),
         )
 
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.ctx.presence.heartbeat_s)
+            try:
+                await self.send(self._presence("heartbeat"))
+            except Exception as exc:  # a bus that is reconnecting; the next beat will do
+                self.log.debug("heartbeat not sent", error=str(exc))
+
+    async def join(self, goal: Envelope) -> None:
+        """Joined a run already under way (a worker process): take in its goal as if heard."""
+        await self._dispatch(goal)
+
+    async def on_delivery(self, delivery: Delivery) -> None:
+        """Handle one message from a work queue; returning acknowledges it."""
+        await self._dispatch(delivery.envelope)
+
+    async def on_exhausted(self, delivery: Delivery) -> None:
+        """A queued message was delivered too often without being finished (dead-lettered)."""
+
     async def stop(self) -> None:
-        """Cancel work in flight, say goodbye, close the connection."""
+        """Hand back queued work in flight, cancel the rest, say goodbye, disconnect."""
+        for work in self._queues:
+            await work.stop()
+        self._queues.clear()
         for task in list(self._tasks):
             task.cancel()
         if self._tasks:
@@ -383,81 +425,77 @@ class Role:
         raise ModelAnswerError(what, tries, last_error)
 
 
-class _Slots:
-    """A counting gate with O(1) acquire (asyncio.Semaphore.locked scans its waiters)."""
-
-    def __init__(self, size: int) -> None:
-        self.free = size
-        self._waiters: collections.deque[asyncio.Future[None]] = collections.deque()
-
-    async def __aenter__(self) -> None:
-        while self.free <= 0:
-            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-            self._waiters.append(fut)
-            try:
-                await fut
-            except asyncio.CancelledError:
-                if fut in self._waiters:
-                    self._waiters.remove(fut)
-                raise
-        self.free -= 1
-
-    async def __aexit__(self, *exc: object) -> None:
-        self.free += 1
-        while self._waiters:
-            fut = self._waiters.popleft()
-            if not fut.done():
-                fut.set_result(None)
-                break
-
-
 class WorkerRole(Role):
-    """A role that takes tasks from ``task.<role>`` (queue group: the role name).
+    """A role that takes tasks from the work queue of ``task.<role>`` (shared by every
+    instance, in this process or any other).
 
     Up to ``concurrency`` tasks run at once per instance; a failure becomes a failed
-    result with the reason, never a crash; a cancel or abort stops work in flight.
+    result with the reason, never a crash; a cancel or abort stops work in flight and
+    reports it. A shutdown hands tasks in flight back to the queue without a result, so
+    another worker does them; a worker that dies outright has them redelivered after the
+    ack wait.
     """
 
     def __init__(self, ctx: RoleContext) -> None:
         super().__init__(ctx)
-        self._slots = _Slots(ctx.settings.concurrency)
         self._running: dict[str, asyncio.Task[Any]] = {}
         self._cancelled: set[str] = set()
         """Keys of tasks told to stop: their late results are reported as cancelled."""
 
-    def subscriptions(self) -> list[tuple[str, str | None]]:
-        """Tasks for this role (shared by every instance), plus the base subscriptions."""
-        own = (subjects.subject(self.run_id, Channel.TASK, self.name), self.name)
-        return [own, *super().subscriptions()]
+    def queues(self) -> list[QueueSpec]:
+        """This role's tasks, as many at once as its concurrency."""
+        return [QueueSpec.tasks(self.name, self.ctx.settings.concurrency)]
 
-    async def handle(self, env: Envelope) -> None:
-        """Start work on a task assignment."""
+    async def on_delivery(self, delivery: Delivery) -> None:
+        """Do a delivered task; returning acknowledges it (after its result is stored)."""
+        env = delivery.envelope
+        if not isinstance(env.payload, TaskAssignment):
+            await self._dispatch(env)
+            return
+        assignment = env.payload
+        key = f"{assignment.task.id}#{assignment.attempt}"
+        running = self._running.get(key)
+        if running is not None:  # redelivered to us while we still work on it
+            await asyncio.wait({running})
+            return
+        task = asyncio.current_task()
+        assert task is not None
+        self._running[key] = task
+        self.log.info("task started", task=assignment.task.id, attempt=assignment.attempt)
+        await self._run(env, assignment, delivery)
+
+    async def on_exhausted(self, delivery: Delivery) -> None:
+        """Report a task that no worker of this role could finish as failed."""
+        env = delivery.envelope
         if isinstance(env.payload, TaskAssignment):
-            assignment = env.payload
-            key = f"{assignment.task.id}#{assignment.attempt}"
-            self._running[key] = self.spawn(self._run(env, assignment), name=key)
+            reason = (
+                f"no {self.name} worker finished it in {delivery.deliveries - 1} deliveries "
+                "(workers crashed or stalled); dead-lettered"
+            )
+            await self.send(self.failed(env.payload, reason), parent=env, task_id=env.task_id)
 
-    async def _run(self, env: Envelope, assignment: TaskAssignment) -> None:
+    async def _run(self, env: Envelope, assignment: TaskAssignment, delivery: Delivery) -> None:
         task = assignment.task
         key = f"{task.id}#{assignment.attempt}"
         _TASK_KEY.set(key)
         try:
-            async with self._slots:
-                try:
-                    result = await self.work(env, assignment)
-                except TaskFailed as exc:
-                    result = self.failed(assignment, str(exc))
-                except (ModelAnswerError, BudgetExceeded) as exc:
-                    result = self.failed(assignment, str(exc))
-                except asyncio.CancelledError:
+            try:
+                result = await self.work(env, assignment)
+            except TaskFailed as exc:
+                result = self.failed(assignment, str(exc))
+            except (ModelAnswerError, BudgetExceeded) as exc:
+                result = self.failed(assignment, str(exc))
+            except asyncio.CancelledError:
+                if key in self._cancelled:  # told to stop: report it, and drop the delivery
                     await self.send(self._cancelled_result(assignment), parent=env, task_id=task.id)
-                    raise
-                except Exception as exc:
-                    self.log.exception("task crashed", task=task.id)
-                    result = self.failed(assignment, f"internal error: {type(exc).__name__}: {exc}")
-                if key in self._cancelled:  # the cancel was lost inside a library call
-                    result = self._cancelled_result(assignment)
-                await self.send(result, parent=env, task_id=task.id)
+                    await delivery.ack()
+                raise  # else a shutdown: the queue hands the task to another worker
+            except Exception as exc:
+                self.log.exception("task crashed", task=task.id)
+                result = self.failed(assignment, f"internal error: {type(exc).__name__}: {exc}")
+            if key in self._cancelled:  # the cancel was lost inside a library call
+                result = self._cancelled_result(assignment)
+            await self.send(result, parent=env, task_id=task.id)
         finally:
             self._running.pop(key, None)
             self._cancelled.discard(key)

@@ -9,7 +9,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bus import Envelope
 from bus.payloads import Chat, Plan, PlanRequest, TaskSpec
-from bus.subjects import Channel, subject
+from bus.subjects import Channel
+from bus.workqueue import Delivery, QueueSpec
 from roles.base import Role
 from roles.errors import BudgetExceeded, ModelAnswerError, TaskFailed
 from roles.memory import Memory
@@ -51,15 +52,22 @@ class Planner(Role):
 
     name = "planner"
 
-    def subscriptions(self) -> list[tuple[str, str | None]]:
-        """Plan requests (shared by planner instances), plus the base subscriptions."""
-        own = (subject(self.run_id, Channel.PLAN_REQUEST), self.name)
-        return [own, *super().subscriptions()]
+    def queues(self) -> list[QueueSpec]:
+        """Plan requests, through a work queue shared by planner instances."""
+        parallel = self.ctx.settings.concurrency
+        return [QueueSpec("plan-request", (Channel.PLAN_REQUEST,), parallel=parallel)]
 
     async def handle(self, env: Envelope) -> None:
-        """Plan on request, in the background so control messages still get through."""
+        """Plan on request (each delivery runs in its own task, so control still gets through)."""
         if isinstance(env.payload, PlanRequest):
-            self.spawn(self._plan(env, env.payload))
+            await self._plan(env, env.payload)
+
+    async def on_exhausted(self, delivery: Delivery) -> None:
+        """A plan request no planner finished: answer with the reason, so the run ends clearly."""
+        request = delivery.envelope.payload
+        if isinstance(request, PlanRequest):
+            reason = f"no planner finished it in {delivery.deliveries - 1} deliveries"
+            await self.send(Plan(revision=request.revision, error=reason), parent=delivery.envelope)
 
     async def _plan(self, env: Envelope, request: PlanRequest) -> None:
         try:

@@ -14,6 +14,7 @@ __all__ = [
     "HumanSettings",
     "ManagerSettings",
     "PlannerSettings",
+    "PresenceSettings",
     "ReflectorSettings",
     "ResearcherSettings",
     "RoleSettings",
@@ -40,6 +41,17 @@ class RoleSettings(StrictModel):
     """Extra instructions appended to the role's system prompt."""
     max_parse_tries: int = Field(default=3, ge=1, le=10)
     """How often a model answer that does not validate is sent back with the error."""
+
+
+class PresenceSettings(StrictModel):
+    """Workers announce themselves and heartbeat; the manager knows who is alive."""
+
+    heartbeat_s: float = Field(default=5.0, gt=0)
+    """How often every role instance says it is still there."""
+    missed: int = Field(default=3, ge=1, le=100)
+    """Heartbeats missed before an instance counts as gone."""
+    wait_s: float = Field(default=60.0, gt=0)
+    """How long the manager waits for a role it needs and nobody serves before failing the run."""
 
 
 class ManagerSettings(RoleSettings):

@@ -156,7 +156,12 @@ def server(
 def run(
     scenario: Annotated[Path, typer.Argument(help="Scenario YAML file")],
     nats: Annotated[
-        str | None, typer.Option("--nats", help="Use this NATS server instead of an embedded one")
+        str | None,
+        typer.Option(
+            "--nats",
+            envvar="SOCIETY_NATS",
+            help="Use this NATS server instead of an embedded one",
+        ),
     ] = None,
     runs_dir: Annotated[Path, typer.Option(help="Where run folders go")] = Path("runs"),
     run_id: Annotated[str | None, typer.Option(help="Run id (default: name-time-random)")] = None,
@@ -177,11 +182,24 @@ def run(
         bool, typer.Option("--human", help="Take part as the human from this terminal")
     ] = False,
     name: Annotated[str | None, typer.Option(help="Your name with --human")] = None,
+    workers: Annotated[
+        str,
+        typer.Option(
+            help="inprocess: every role here; external: only the manager, roles are "
+            "`society worker` processes"
+        ),
+    ] = "inprocess",
+    stream_replicas: Annotated[
+        int, typer.Option(min=1, max=5, help="Run-log replicas when it is created (cluster: 3)")
+    ] = 1,
 ) -> None:
     """Run a society on the scenario's goal; prints progress and a summary (exit 0 on success)."""
     from society.models.factory import override_spec
     from society.runner import RunOptions, run_scenario
 
+    if workers not in ("inprocess", "external"):
+        text = f"--workers must be inprocess or external, not {workers!r}"
+        raise fail(text, EXIT_BAD_INPUT)
     loaded = load_or_exit(scenario)
     options = RunOptions(
         nats_url=nats,
@@ -190,6 +208,8 @@ def run(
         memory_dir=memory_dir,
         model_override=override_spec(model, base_url, api_key_env) if model else None,
         human=(name or "") if human else None,
+        workers=workers,  # type: ignore[arg-type]
+        stream_replicas=stream_replicas,
     )
     outcome = _guarded(lambda: run_scenario(loaded, options, err))
     raise typer.Exit(outcome.exit_code)
@@ -245,6 +265,125 @@ def _guarded(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
         raise fail(str(exc), EXIT_BAD_INPUT) from None
     except RunError as exc:
         raise fail(str(exc), EXIT_FAILED) from None
+
+
+# -- beyond one machine: workers and per-role NATS users ---------------------------------
+
+
+@app.command()
+def worker(
+    role: Annotated[
+        str, typer.Option("--role", help="planner, researcher, coder, critic or reflector")
+    ],
+    nats: Annotated[
+        str,
+        typer.Option(
+            "--nats",
+            envvar="SOCIETY_NATS",
+            help="NATS URL(s), comma-separated; nats://user:password@host:4222 with users",
+        ),
+    ],
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Tasks at once (default: the scenario's)")
+    ] = None,
+    run_id: Annotated[
+        str | None, typer.Option("--run", help="Serve only this run (default: every run)")
+    ] = None,
+    scenario: Annotated[
+        Path | None,
+        typer.Option(help="Use this scenario, not the one the goal carries (local paths, models)"),
+    ] = None,
+    instance: Annotated[str | None, typer.Option(help="Instance name (default: host-pid)")] = None,
+    runs_dir: Annotated[Path, typer.Option(help="Where run folders (artifacts) go")] = Path("runs"),
+    memory_dir: Annotated[
+        Path | None, typer.Option(help="Long-term memory folder (default: RUNS_DIR/memory)")
+    ] = None,
+    tls_ca: Annotated[str | None, typer.Option(envvar="SOCIETY_NATS_TLS_CA")] = None,
+    tls_cert: Annotated[str | None, typer.Option(envvar="SOCIETY_NATS_TLS_CERT")] = None,
+    tls_key: Annotated[str | None, typer.Option(envvar="SOCIETY_NATS_TLS_KEY")] = None,
+) -> None:
+    """Serve one role in this process: join runs as they start, sharing the role's tasks
+    with its other workers; Ctrl-C or SIGTERM hands tasks in flight to them."""
+    from bus.subjects import check_token
+    from society.assembly import ROLE_CLASSES
+    from society.connect import connect_options
+    from society.worker import WorkerHost, WorkerOptions, default_instance
+
+    if role not in ROLE_CLASSES or role == "manager":
+        known = ", ".join(r for r in ROLE_CLASSES if r != "manager")
+        text = f"--role must be one of {known} (the manager runs with `society run`)"
+        raise fail(text, EXIT_BAD_INPUT)
+    try:
+        name = check_token(instance or default_instance(), "instance")
+    except ValueError as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
+    options = WorkerOptions(
+        role=role,
+        connect=connect_options(nats, role=role, tls_ca=tls_ca, tls_cert=tls_cert, tls_key=tls_key),
+        concurrency=concurrency,
+        run_id=run_id,
+        scenario=load_or_exit(scenario) if scenario else None,
+        instance=name,
+        runs_dir=runs_dir,
+        memory_dir=memory_dir,
+    )
+
+    async def serve() -> None:
+        if role == "coder":  # fail now, not at the first task, when code cannot run
+            from sandbox import connect
+
+            (await asyncio.to_thread(connect)).close()
+        async with WorkerHost(options) as host:
+            err.print(f"{role} worker {name} ready", highlight=False)
+            await host.serve()
+
+    _guarded(serve)
+
+
+@app.command("nats-config")
+def nats_config(
+    out: Annotated[Path | None, typer.Option(help="Write here (default: stdout)")] = None,
+    roles: Annotated[
+        str, typer.Option(help="Comma-separated roles to make users for")
+    ] = "manager,planner,researcher,coder,critic,reflector,human",
+    routes: Annotated[
+        str | None,
+        typer.Option(help="Cluster nodes host:port, comma-separated (adds the cluster block)"),
+    ] = None,
+    tls_cert: Annotated[str | None, typer.Option(help="Server certificate (enables TLS)")] = None,
+    tls_key: Annotated[str | None, typer.Option(help="Server key")] = None,
+    tls_ca: Annotated[str | None, typer.Option(help="CA to verify client certificates")] = None,
+) -> None:
+    """nats-server config with one user per role, allowed only its own subjects.
+
+    Passwords come from SOCIETY_NATS_PASSWORD_<ROLE> (e.g. SOCIETY_NATS_PASSWORD_CODER).
+    """
+    import os
+
+    from bus.permissions import Cluster, Tls, server_config
+
+    wanted = [r.strip() for r in roles.split(",") if r.strip()]
+    env = {r: f"SOCIETY_NATS_PASSWORD_{r.upper()}" for r in wanted}
+    missing = [v for v in env.values() if not os.environ.get(v)]
+    if missing:
+        text = f"set the passwords first: {', '.join(missing)}"
+        raise fail(text, EXIT_BAD_INPUT)
+    cluster = None
+    if routes:
+        hosts = [h.strip() for h in routes.split(",") if h.strip()]
+        cluster = Cluster(routes=tuple(f"nats-route://{h}" for h in hosts))
+    tls = Tls(tls_cert, tls_key, tls_ca, verify=bool(tls_ca)) if tls_cert and tls_key else None
+    try:
+        text = server_config({r: os.environ[v] for r, v in env.items()}, cluster=cluster, tls=tls)
+    except ValueError as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
+    if out is None:
+        sys.stdout.write(text)
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    out.chmod(0o600)
+    err.print(f"wrote {out} (users: {', '.join(wanted)})", highlight=False)
 
 
 sandbox_app = typer.Typer(

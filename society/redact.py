@@ -44,5 +44,8 @@ _ENV_REF = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*\}$")
 
 
 def _secret(value: Any) -> bool:
-    """A value worth hiding: anything but empty values and ``${VAR}`` references."""
+    """A value worth hiding: anything but empty values, numbers (``tokens_in: 120`` is a
+    count, not a token) and ``${VAR}`` references."""
+    if isinstance(value, int | float):
+        return False
     return bool(value) and not (isinstance(value, str) and _ENV_REF.match(value))

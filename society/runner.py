@@ -2,9 +2,13 @@
 
 It starts (or connects to) NATS, creates the run-log stream, starts the sandbox pool
 and every role (each role instance with its own connection), publishes the goal, shows
-progress, waits for the final message, and then exports the log and writes the summary
-under ``runs/<run_id>/``. Every resource is held by an `AsyncExitStack`, so an error,
-Ctrl-C or SIGTERM cleans up the server, the containers and the connections.
+progress, waits for the final message, and then exports the log, removes the run's work
+queues and writes the summary under ``runs/<run_id>/``. Every resource is held by an
+`AsyncExitStack`, so an error, Ctrl-C or SIGTERM cleans up the server, the containers
+and the connections.
+
+With ``workers="external"`` it starts only the manager: the other roles are
+`society worker` processes (any host) that join the run when its goal appears.
 """
 
 from __future__ import annotations
@@ -19,23 +23,29 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import structlog
 from rich.console import Console
 
-from bus import Bus, BusError, ConnectOptions, EmbeddedServer, Envelope, runlog, subjects
+from bus import (
+    Bus,
+    BusError,
+    ConnectOptions,
+    EmbeddedServer,
+    Envelope,
+    runlog,
+    subjects,
+    workqueue,
+)
 from bus.payloads import Control, Final, Goal
-from roles.base import Role, RoleContext
+from roles.base import Role
 from roles.budget_guard import BudgetGuard
-from roles.coder import Coder, CodeRunner
-from roles.critic.critic import Critic
-from roles.manager.manager import Manager
+from roles.coder import CodeRunner
 from roles.memory import Corpus, Memory
-from roles.planner import Planner
-from roles.reflector import Reflector
-from roles.researcher import Researcher
-from roles.settings import RoleSettings
+from society.artifacts import restore_artifacts
+from society.assembly import ROLE_CLASSES, Collaborators, build_role
+from society.connect import connect_options
 from society.errors import ModelConfigError, RunError
 from society.human import human_in_run
 from society.live import LiveView, render_summary
@@ -62,15 +72,6 @@ log = structlog.get_logger("runner")
 SandboxFactory = Callable[[Scenario, str], AbstractAsyncContextManager[CodeRunner]]
 Companion = Callable[[ConnectOptions, str], AbstractAsyncContextManager[object]]
 """Something that joins a run beside the roles, given the connection and the run id."""
-
-ROLE_CLASSES: dict[str, type[Role]] = {
-    "manager": Manager,
-    "planner": Planner,
-    "researcher": Researcher,
-    "coder": Coder,
-    "critic": Critic,
-    "reflector": Reflector,
-}
 
 
 def new_run_id(name: str) -> str:
@@ -102,6 +103,10 @@ class RunOptions:
     """Make this terminal the run's human under this name ('' for the login name)."""
     companions: list[Companion] = field(default_factory=list)
     """Joined before the goal is sent, left at the end (a re-run's recorded people)."""
+    workers: Literal["inprocess", "external"] = "inprocess"
+    """Run every role here, or only the manager and wait for `society worker` processes."""
+    stream_replicas: int = 1
+    """Replicas of the run-log stream when this run creates it (3 on a 3-node cluster)."""
 
 
 @dataclass
@@ -124,15 +129,6 @@ def _default_sandbox(scenario: Scenario, run_id: str) -> AbstractAsyncContextMan
     from sandbox import Sandbox
 
     return cast(AbstractAsyncContextManager[CodeRunner], Sandbox(scenario.sandbox, label=run_id))
-
-
-def _capacity(scenario: Scenario) -> dict[str, int]:
-    roles = scenario.roles
-    result = {}
-    for name in WORKER_ROLES:
-        s: RoleSettings = getattr(roles, name)
-        result[name] = s.concurrency * s.instances
-    return result
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -164,20 +160,32 @@ async def run_scenario(
             await stack.enter_async_context(server)
             url = server.url
             _write_json(run_dir / "server.json", {"url": url, "pid": server.pid, "run_id": run_id})
-        connect = ConnectOptions.from_url(url)
-        observer = Bus(connect, name=f"{run_id}-runner")
+        connect = connect_options(url, role="manager")
+        observer = Bus(connect, name=f"{run_id}-runner", durable=True)
         await stack.enter_async_context(observer)
-        await runlog.ensure_stream(observer)
+        await runlog.ensure_stream(observer, replicas=options.stream_replicas)
 
         view = LiveView(console, state, budget_limits(scenario), quiet=options.human is not None)
+        seen: set[str] = set()
 
         async def observe(env: Envelope) -> None:
+            if env.id in seen:
+                return
+            seen.add(env.id)
             view.update(env)
             if isinstance(env.payload, Final):
                 final_seen.set()
 
+        async def catch_up() -> None:
+            """After a reconnect, take in from the log what was published meanwhile."""
+            for record in await runlog.fetch_run(observer, run_id):
+                if record.envelope is not None:
+                    await observe(record.envelope)
+
         await observer.subscribe(subjects.run_wildcard(run_id), observe)
+        observer.on_reconnect(catch_up)
         await observer.flush()
+        external = options.workers == "external"
 
         memory_dir = options.memory_dir or (
             Path(scenario.roles.reflector.memory_dir)
@@ -211,50 +219,36 @@ async def run_scenario(
             pace=options.pace,
         )
 
-        console.print("[dim]starting the sandbox pool…[/]")
         make_sandbox = options.sandbox_factory or _default_sandbox
-        runner_sandbox: CodeRunner
-        if recorded is not None and not options.live_after_recorded:
+        runner_sandbox: CodeRunner | None = None
+        if external:
+            console.print("[dim]only the manager runs here; waiting for workers…[/]")
+        elif recorded is not None and not options.live_after_recorded:
             runner_sandbox = ReplaySandbox(recorded.executions, pace=options.pace)
         else:
+            console.print("[dim]starting the sandbox pool…[/]")
             runner_sandbox = await stack.enter_async_context(make_sandbox(scenario, run_id))
             if recorded is not None:
                 runner_sandbox = ReplaySandbox(
                     recorded.executions, fallback=runner_sandbox, pace=options.pace
                 )
 
-        extras_common: dict[str, Any] = {
-            "memory": memory,
-            "recall": scenario.roles.reflector.recall,
-            "guard": BudgetGuard(scenario.budgets),
-            "human": scenario.roles.human,
-        }
-        for name, cls in ROLE_CLASSES.items():
-            settings: RoleSettings = getattr(scenario.roles, name)
-            instances = settings.instances if name in WORKER_ROLES else 1
+        shared = Collaborators(memory, BudgetGuard(scenario.budgets), corpus, runner_sandbox)
+        for name in ROLE_CLASSES:
+            if external and name != "manager":
+                continue
+            instances = getattr(scenario.roles, name).instances if name in WORKER_ROLES else 1
             for i in range(instances):
-                extras = dict(extras_common)
-                if name == "manager":
-                    extras.update(capacity=_capacity(scenario), budgets=scenario.budgets)
-                elif name == "researcher":
-                    extras["corpus"] = corpus
-                elif name == "coder":
-                    extras.update(
-                        sandbox=runner_sandbox, sandbox_timeout_s=scenario.sandbox.timeout_s
-                    )
-                needs_model = name in ("planner", "researcher", "coder") or (
-                    name == "critic" and scenario.roles.critic.model_review
-                )
-                ctx = RoleContext(
+                role = build_role(
+                    name,
+                    scenario,
                     run_id=run_id,
                     connect=connect,
-                    settings=settings,
                     instance=str(i),
-                    model=factory.build(settings.model, name) if needs_model else None,
+                    factory=factory,
                     run_dir=run_dir,
-                    extras=extras,
+                    shared=shared,
                 )
-                role = cls(ctx)
                 await role.start()
                 roles.append(role)
                 stack.push_async_callback(role.stop)
@@ -290,6 +284,8 @@ async def run_scenario(
                 raise
         log_path = await _export(observer, roles, run_id, run_dir / "log.jsonl")
 
+    if external and state.final is not None:  # the coders wrote them on their machines
+        restore_artifacts(runlog.read_jsonl(log_path).records, state.final, run_dir)
     outcome = RunOutcome(run_id, run_dir, state.final, log_path, state)
     _write_json(run_dir / "summary.json", _summary(outcome))
     if options.live:
@@ -336,6 +332,8 @@ async def _export(observer: Bus, roles: list[Role], run_id: str, path: Path) -> 
         await observer.flush()
     count = await runlog.export_jsonl(observer, run_id, path)
     log.info("exported run log", path=str(path), messages=count)
+    with contextlib.suppress(BusError):  # the server drops idle queues anyway
+        await workqueue.delete_run_queues(observer, run_id)
     return path
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from bus.workqueue import DeliverySettings
 from roles.manager.budget import BudgetSettings
 from roles.settings import (
     CoderSettings,
@@ -20,6 +21,7 @@ from roles.settings import (
     HumanSettings,
     ManagerSettings,
     PlannerSettings,
+    PresenceSettings,
     ReflectorSettings,
     ResearcherSettings,
 )
@@ -78,6 +80,10 @@ class Scenario(_Strict):
     roles: RolesSpec = RolesSpec()
     budgets: BudgetSettings = BudgetSettings()
     sandbox: SandboxSettings = SandboxSettings()
+    delivery: DeliverySettings = DeliverySettings()
+    """How tasks are handed to workers and taken back from ones that die."""
+    presence: PresenceSettings = PresenceSettings()
+    """Worker heartbeats, and how long the manager waits for a missing role."""
     script: dict[str, list[ScriptedAnswer]] | str = {}
     """Scripted model answers per role, inline or in a YAML file beside the scenario."""
     base_dir: Path = Field(default=Path("."), exclude=True)

@@ -5,6 +5,12 @@ budgets, and publishes the final message.
 Every decision is a message in the log: plan requests (with the reason), plan decisions
 (with the errors), assignments, cancellations, and the final message. Plan approval and
 escalation to a person live in `roles.manager.approval`.
+
+Plans and results arrive through work queues (nothing is lost while the manager is
+disconnected); a result is applied once, by the assignment it answers (task id and
+attempt), so a duplicate from a redelivered task changes nothing. Presence tells the
+manager which roles have live workers: their capacity bounds dispatch, and a needed role
+nobody serves fails the run after the presence wait.
 """
 
 from __future__ import annotations
@@ -26,16 +32,19 @@ from bus.payloads import (
     Plan,
     PlanDecision,
     PlanRequest,
+    Presence,
     TaskAssignment,
     TaskResult,
     Usage,
 )
 from bus.subjects import Channel
+from bus.workqueue import QueueSpec
 from roles.base import Role, RoleContext
 from roles.budget_guard import BUDGET_PREFIX
 from roles.manager.approval import HumanSteps, budget_stop_reason
 from roles.manager.budget import BudgetSettings, BudgetTracker
 from roles.manager.graph import PlanCheck, validate_plan
+from roles.manager.presence import PresenceRegistry
 from roles.manager.scheduler import Scheduler, TaskState
 from roles.memory import Memory
 from roles.settings import ManagerSettings
@@ -49,6 +58,7 @@ class _InFlight:
     attempt: int
     revision: int
     started: float
+    role: str = ""
 
 
 class Manager(Role):
@@ -82,18 +92,22 @@ class Manager(Role):
         self.stopping: str | None = None
         self.last_critique: Critique | None = None
         self.steps = HumanSteps(self)
+        self.presence = PresenceRegistry(ctx.presence)
 
     def subscriptions(self) -> list[tuple[str, str | None]]:
-        """Everything the manager steers by."""
+        """What the manager steers by besides its inbox queue (goal, usage, presence)."""
         run = self.run_id
         own = [
             (subjects.subject(run, Channel.GOAL), None),
-            (subjects.subject(run, Channel.PLAN), None),
-            (subjects.subject(run, Channel.RESULT), None),
             (subjects.subject(run, Channel.USAGE), None),
-            (subjects.subject(run, Channel.CRITIQUE), None),
+            (subjects.subject(run, Channel.PRESENCE), None),
         ]
         return own + super().subscriptions()
+
+    def queues(self) -> list[QueueSpec]:
+        """Plans, results and critiques: one at a time, in the order the log stored them."""
+        inbox = (Channel.PLAN, Channel.RESULT, Channel.CRITIQUE)
+        return [QueueSpec("manager", inbox, ordered=True)]
 
     # -- routing ---------------------------------------------------------------------------
 
@@ -113,6 +127,8 @@ class Manager(Role):
                 await self.on_usage(env, payload)
             case Critique():
                 await self.on_critique(env, payload)
+            case Presence():
+                await self.on_presence(env, payload)
             case _:
                 pass
 
@@ -233,7 +249,8 @@ class Manager(Role):
         values: dict[str, JsonValue] = dict(self.goal.inputs)
         for outputs in self.completed.values():
             values.update(outputs)
-        self.scheduler = Scheduler(check.tasks, self.capacity, values, check.aliases)
+        capacity = self.presence.capacities(self.capacity)
+        self.scheduler = Scheduler(check.tasks, capacity, values, check.aliases)
         self.failed = {}
         if not check.tasks:
             await self.finish("succeeded", "every task of the plan was already done", parent=env)
@@ -253,21 +270,36 @@ class Manager(Role):
             return
         assert self.goal is not None
         notes = self._notes()
+        batch = []
         for spec in sched.next_batch():
             attempt = sched.status[spec.id].attempts
-            mid = await self.send(
-                TaskAssignment(
-                    task=spec,
-                    goal=self.goal.text,
-                    inputs=sched.inputs_for(spec),
-                    attempt=attempt,
-                    plan_revision=self.revision,
-                    notes=notes.get(spec.role, []),
-                ),
-                parent=self.goal_id,
-                task_id=spec.id,
+            assignment = TaskAssignment(
+                task=spec,
+                goal=self.goal.text,
+                inputs=sched.inputs_for(spec),
+                attempt=attempt,
+                plan_revision=self.revision,
+                notes=notes.get(spec.role, []),
             )
-            self.inflight[mid] = _InFlight(spec.id, attempt, self.revision, time.monotonic())
+            env = Envelope.new(
+                self.run_id, self.sender, assignment, parent_id=self.goal_id, task_id=spec.id
+            )
+            # In flight before it is out, so its result can never come back unknown.
+            self.inflight[env.id] = _InFlight(
+                spec.id, attempt, self.revision, time.monotonic(), spec.role
+            )
+            batch.append(env)
+        # Stored in the background, side by side: a batch goes out at once, and the inbox
+        # goes on with the next result instead of waiting for each store's ack.
+        for env in batch:
+            self.spawn(self.bus.publish(env), name=f"assign {env.task_id}")
+
+    async def on_presence(self, env: Envelope, presence: Presence) -> None:
+        """Track live workers; capacity that grew means more can be dispatched now."""
+        self.presence.update(env.sender, presence)
+        sched = self.scheduler
+        if sched is not None and self.presence.resize(sched.capacity, self.capacity):
+            await self.dispatch()
 
     def _notes(self) -> dict[str, list[str]]:
         memory = self.ctx.extras.get("memory")
@@ -413,6 +445,12 @@ class Manager(Role):
             reason = self.budget.exhausted()
             if reason is not None:
                 await self.finish("budget_exhausted", reason, parent=None)
+                return
+            needed = {f.role for f in self.inflight.values()}
+            for role in self.presence.overdue(
+                needed | ({"planner"} if self.replan_pending else set())
+            ):
+                await self.finish("failed", self.presence.missing(role), parent=None)
                 return
             now = time.monotonic()
             limit = self.settings.task_timeout_s

@@ -43,3 +43,20 @@ def test_wildcard_matching() -> None:
     assert not subjects.matches("society.r.>", "society.r")
     assert subjects.matches(subjects.run_wildcard("r"), "society.r.plan.request")
     assert not subjects.matches(subjects.run_wildcard("r"), "society.r2.goal")
+
+
+def test_work_queue_names_belong_to_their_run() -> None:
+    name = subjects.consumer_name("run-1", "task-coder")
+    assert name == "run-1--task-coder"
+    assert subjects.run_of_consumer(name) == "run-1"
+    assert subjects.run_of_consumer("someone-elses") is None
+    with pytest.raises(SubjectError):
+        subjects.consumer_name("run.1", "task-coder")
+
+
+def test_patterns_over_every_run() -> None:
+    assert subjects.any_run(Channel.GOAL) == "society.*.goal"
+    assert subjects.any_run(Channel.TASK, "*") == "society.*.task.*"
+    assert subjects.matches(subjects.any_run(Channel.TASK, "coder"), "society.r9.task.coder")
+    with pytest.raises(SubjectError):
+        subjects.any_run(Channel.TASK, "co>der")

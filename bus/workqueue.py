@@ -1,0 +1,380 @@
+"""Work queues: a durable JetStream pull consumer on the run log per (run, channel, role).
+
+Why a consumer on the ``SOCIETY`` stream rather than a second, work-queue-retention
+stream: the run log already stores every task assignment exactly once (on
+``society.<run>.task.<role>``). JetStream refuses two streams over overlapping subjects,
+and a separate delivery subject would store each assignment twice. A durable consumer
+filtered on the task subject, with explicit acks, is a work queue: every worker of the
+role pulls from the same cursor, a message is out with one worker at a time, and the
+stream keeps it for the log (a redelivery adds nothing to the stream).
+
+The delivery contract:
+
+- a worker pulls only as many messages as it has free slots, so no task waits inside a
+  busy worker while another is idle;
+- while a handler runs, its delivery is heartbeated (``+WPI``) every ``ack_wait_s / 3``,
+  so a long task is not redelivered while its worker lives;
+- a handler that returns acks; one cancelled by a shutdown naks (another worker takes
+  the task at once); one that raises naks after a pause;
+- a worker that dies stops heartbeating, and after ``ack_wait_s`` the server redelivers
+  the message to another worker;
+- a message delivered ``max_deliveries`` times without an ack is not handled again: its
+  next delivery is published as a `DeadLetter` with the reason, the queue's owner is told
+  (`ExhaustedHandler`: a worker reports a failed task), and the message is terminated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import nats.errors
+import nats.js.errors
+import structlog
+from nats.aio.msg import Msg
+from nats.js import api
+from nats.js.client import JetStreamContext
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from bus import subjects
+from bus.connection import Bus
+from bus.envelope import Envelope, decode
+from bus.errors import BusError, BusPermissionError, RunLogError
+from bus.payloads import DeadLetter
+from bus.runlog import STREAM_NAME
+from bus.subjects import Channel
+
+__all__ = [
+    "Delivery",
+    "DeliveryHandler",
+    "DeliverySettings",
+    "ExhaustedHandler",
+    "QueueSpec",
+    "WorkQueue",
+    "delete_run_queues",
+    "ensure_queue",
+]
+
+log = structlog.get_logger("bus.workqueue")
+
+
+class DeliverySettings(BaseModel):
+    """How work is handed out and taken back (a scenario's ``delivery`` section)."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+
+    ack_wait_s: float = Field(default=30.0, gt=0)
+    """Seconds without a heartbeat after which a task goes to another worker."""
+    max_deliveries: int = Field(default=3, ge=1, le=100)
+    """Deliveries of one task before it is dead-lettered and failed."""
+    poll_s: float = Field(default=5.0, gt=0)
+    """How long one pull waits on the server for work."""
+    inactive_s: float = Field(default=3600.0, gt=0)
+    """A queue nobody pulls from for this long is removed by the server."""
+
+
+@dataclass(frozen=True)
+class QueueSpec:
+    """Which channels of a run a role takes through a work queue, and how."""
+
+    name: str
+    """The queue's name in the run (its consumer is ``<run>--<name>``)."""
+    channels: tuple[Channel, ...]
+    role: str | None = None
+    """The role token of ``task.<role>`` (only for the task channel)."""
+    parallel: int = 1
+    """Handlers running at once (a worker's concurrency)."""
+    ordered: bool = False
+    """Handle one message at a time, in the order the log stored them (the manager's
+    inbox: a critique is handled after the result it is about)."""
+
+    @classmethod
+    def tasks(cls, role: str, parallel: int) -> QueueSpec:
+        """The task queue of ``role``, shared by all its workers."""
+        return cls(f"task-{role}", (Channel.TASK,), role, parallel)
+
+    def filters(self, run_id: str) -> list[str]:
+        """The subjects of ``run_id`` this queue delivers."""
+        return [
+            subjects.subject(run_id, c, self.role if c is Channel.TASK else None)
+            for c in self.channels
+        ]
+
+
+class Delivery:
+    """One delivered message: its envelope, how often it was delivered, and its ack."""
+
+    def __init__(self, msg: Msg, envelope: Envelope) -> None:
+        self._msg = msg
+        self.envelope = envelope
+        self.deliveries = int(msg.metadata.num_delivered or 1)
+        """1 on the first delivery; more when earlier workers did not finish it."""
+        self.settled = False
+
+    async def ack(self) -> None:
+        """Done with it: never deliver it again."""
+        await self._settle(self._msg.ack())
+
+    async def nak(self, delay: float | None = None) -> None:
+        """Give it back, to be delivered again (after ``delay`` seconds)."""
+        await self._settle(self._msg.nak(delay=delay))
+
+    async def term(self) -> None:
+        """Drop it for good (dead-lettered or refused)."""
+        await self._settle(self._msg.term())
+
+    async def progress(self) -> None:
+        """Still working on it: reset the ack wait."""
+        if not self.settled:
+            with contextlib.suppress(nats.errors.Error):
+                await self._msg.in_progress()
+
+    async def _settle(self, op: Awaitable[None]) -> None:
+        if self.settled:
+            if asyncio.iscoroutine(op):
+                op.close()
+            return
+        self.settled = True
+        try:
+            await op
+        except nats.errors.Error as exc:  # the server redelivers; results are deduplicated
+            log.debug("could not settle a delivery", error=str(exc))
+
+
+DeliveryHandler = Callable[[Delivery], Awaitable[None]]
+ExhaustedHandler = Callable[[Delivery], Awaitable[None]]
+
+
+def _consumer_config(
+    name: str, filters: list[str], settings: DeliverySettings
+) -> api.ConsumerConfig:
+    return api.ConsumerConfig(
+        name=name,
+        durable_name=name,
+        filter_subject=filters[0] if len(filters) == 1 else None,
+        filter_subjects=filters if len(filters) > 1 else None,
+        deliver_policy=api.DeliverPolicy.ALL,
+        ack_policy=api.AckPolicy.EXPLICIT,
+        ack_wait=settings.ack_wait_s,
+        # One more than allowed: that last delivery is the one that dead-letters.
+        max_deliver=settings.max_deliveries + 1,
+        max_ack_pending=-1,
+        max_waiting=4096,
+        inactive_threshold=settings.inactive_s,
+    )
+
+
+async def ensure_queue(bus: Bus, run_id: str, spec: QueueSpec, settings: DeliverySettings) -> str:
+    """Create (or update) the durable consumer of ``spec`` for ``run_id``; returns its name.
+
+    Idempotent: every worker of the role calls it, and the first one creates it. It
+    delivers from the start of the run, so tasks published before any worker came wait.
+    """
+    name = subjects.consumer_name(run_id, spec.name)
+    try:
+        await bus.js.add_consumer(
+            STREAM_NAME, _consumer_config(name, spec.filters(run_id), settings)
+        )
+    except nats.js.errors.BadRequestError as exc:
+        # Exists with settings that cannot change in place: use it as it is.
+        log.warning("work queue kept as it was", queue=name, reason=str(exc))
+    except (TimeoutError, nats.errors.Error) as exc:
+        msg = f"cannot create the work queue {name}: {exc}"
+        raise RunLogError(msg) from exc
+    return name
+
+
+async def delete_run_queues(bus: Bus, run_id: str) -> int:
+    """Remove every work queue of ``run_id`` (when the run is over); returns how many."""
+    jsm = bus.js
+    names: list[str] = []
+    try:
+        offset = 0
+        while True:
+            page = await jsm.consumers_info(STREAM_NAME, offset=offset)
+            names += [c.name for c in page if subjects.run_of_consumer(c.name) == run_id]
+            if len(page) < 256:
+                break
+            offset += len(page)
+        for name in names:
+            with contextlib.suppress(nats.js.errors.NotFoundError):
+                await jsm.delete_consumer(STREAM_NAME, name)
+    except (TimeoutError, nats.errors.Error) as exc:
+        msg = f"cannot remove the work queues of run {run_id!r}: {exc}"
+        raise RunLogError(msg) from exc
+    return len(names)
+
+
+class WorkQueue:
+    """Pulls a run's messages of one channel from its durable consumer and handles them."""
+
+    def __init__(self, bus: Bus, run_id: str, spec: QueueSpec, settings: DeliverySettings) -> None:
+        self.bus = bus
+        self.run_id = run_id
+        self.spec = spec
+        self.settings = settings
+        self.name = subjects.consumer_name(run_id, spec.name)
+        self._handler: DeliveryHandler | None = None
+        self._on_exhausted: ExhaustedHandler | None = None
+        self._psub: JetStreamContext.PullSubscription | None = None
+        self._loop_task: asyncio.Task[None] | None = None
+        self._running: set[asyncio.Task[None]] = set()
+        self._room = asyncio.Event()
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._log = log.bind(queue=self.name, bus=bus.name)
+
+    async def start(
+        self, handler: DeliveryHandler, on_exhausted: ExhaustedHandler | None = None
+    ) -> None:
+        """Make sure the consumer exists, bind to it, and start pulling."""
+        await ensure_queue(self.bus, self.run_id, self.spec, self.settings)
+        try:
+            self._psub = await self.bus.js.pull_subscribe_bind(self.name, stream=STREAM_NAME)
+        except nats.errors.Error as exc:
+            msg = f"cannot bind to the work queue {self.name}: {exc}"
+            raise BusError(msg) from exc
+        self._handler, self._on_exhausted = handler, on_exhausted
+        self._loop_task = asyncio.get_running_loop().create_task(
+            self._pull_loop(), name=f"pull {self.name}"
+        )
+
+    async def stop(self) -> None:
+        """Stop pulling; cancel handlers (their deliveries go back to the queue)."""
+        tasks = [t for t in (self._loop_task, *self._running) if t is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self._loop_task = None
+        if self._psub is not None:
+            with contextlib.suppress(nats.errors.Error, ValueError):
+                await self._psub.unsubscribe()
+            self._psub = None
+
+    @property
+    def in_flight(self) -> int:
+        """Deliveries being handled now."""
+        return len(self._running)
+
+    async def idle(self) -> None:
+        """Wait until no delivery is being handled (each one settled)."""
+        await self._idle.wait()
+
+    def _free(self) -> int:
+        if self.spec.ordered:
+            return 64
+        return max(0, self.spec.parallel - len(self._running))
+
+    async def _pull_loop(self) -> None:
+        assert self._psub is not None
+        pause = 0.05
+        while True:
+            want = self._free()
+            if want == 0:
+                self._room.clear()
+                await self._room.wait()
+                continue
+            try:
+                msgs = await self._psub.fetch(want, timeout=self.settings.poll_s)
+            except TimeoutError:
+                continue  # nothing to do yet (nats' timeouts are TimeoutErrors too)
+            except nats.errors.ConnectionClosedError:
+                return
+            except (nats.errors.Error, OSError) as exc:
+                if await self._gone():
+                    self._log.info("work queue removed; stopped pulling")
+                    return
+                self._log.debug("pull failed; retrying", error=str(exc) or type(exc).__name__)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 1.0)
+                continue
+            pause = 0.05
+            for msg in msgs:
+                if self.spec.ordered:
+                    await self._process(msg)
+                else:
+                    task = asyncio.get_running_loop().create_task(self._process(msg))
+                    self._running.add(task)
+                    self._idle.clear()
+                    task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[None]) -> None:
+        self._running.discard(task)
+        self._room.set()
+        if not self._running:
+            self._idle.set()
+
+    async def _gone(self) -> bool:
+        try:
+            await self.bus.js.consumer_info(STREAM_NAME, self.name)
+        except nats.js.errors.NotFoundError:
+            return True
+        except (TimeoutError, nats.errors.Error):
+            return False
+        return False
+
+    async def _process(self, msg: Msg) -> None:
+        try:
+            envelope = decode(msg.data)
+        except ValidationError as exc:
+            self.bus.refuse(msg, exc)
+            with contextlib.suppress(nats.errors.Error):
+                await msg.term()
+            return
+        delivery = Delivery(msg, envelope)
+        if delivery.deliveries > self.settings.max_deliveries:
+            await self._exhausted(delivery)
+            return
+        assert self._handler is not None
+        beat = asyncio.get_running_loop().create_task(self._heartbeat(delivery))
+        try:
+            await self._handler(delivery)
+        except asyncio.CancelledError:
+            await delivery.nak()  # a shutdown: another worker takes it now
+            raise
+        except BusPermissionError as exc:
+            self._log.error("handler refused by the server; dropping", error=str(exc))
+            await delivery.term()
+        except Exception:
+            self._log.exception("handler failed; the message goes back", id=envelope.id)
+            await delivery.nak(delay=1.0)
+        else:
+            await delivery.ack()
+        finally:
+            beat.cancel()
+
+    async def _heartbeat(self, delivery: Delivery) -> None:
+        every = self.settings.ack_wait_s / 3
+        while not delivery.settled:
+            await asyncio.sleep(every)
+            await delivery.progress()
+
+    async def _exhausted(self, delivery: Delivery) -> None:
+        env = delivery.envelope
+        tries = delivery.deliveries - 1
+        reason = (
+            f"delivered {tries} times and never finished (its workers crashed or stalled); "
+            "not delivered again"
+        )
+        self._log.error("giving up on a message", id=env.id, task=env.task_id, reason=reason)
+        with contextlib.suppress(BusError):
+            await self.bus.send(
+                self.run_id,
+                self.bus.sender,
+                DeadLetter(
+                    subject=self.spec.filters(self.run_id)[0],
+                    raw=env.model_dump_json(),
+                    error=reason,
+                    receiver=self.bus.name,
+                ),
+                parent_id=env.id,
+                task_id=env.task_id,
+            )
+        if self._on_exhausted is not None:
+            try:
+                await self._on_exhausted(delivery)
+            except Exception:
+                self._log.exception("could not report an exhausted message", id=env.id)
+        await delivery.term()

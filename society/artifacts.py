@@ -1,0 +1,49 @@
+"""Artifacts of a run whose coder worked on another machine, restored from its log.
+
+A coder writes a task's files under its own run folder; with `society worker` that is
+on the worker's machine. The log carries each sandbox execution's files (up to the size
+cap), so the runner restores the final message's artifacts into its run folder from
+there, checking each against the size and sha256 the coder reported.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from collections.abc import Iterable
+from pathlib import Path
+
+from bus.payloads import ExecResult, Final
+from bus.runlog import LogRecord
+
+__all__ = ["restore_artifacts"]
+
+
+def restore_artifacts(records: Iterable[LogRecord], final: Final, run_dir: Path) -> list[str]:
+    """Write the final's artifacts missing from ``run_dir``; returns the paths written."""
+    files: dict[tuple[str, str], str] = {}  # (task id, name) -> base64, the latest run wins
+    for record in records:
+        env = record.envelope
+        if env is not None and isinstance(env.payload, ExecResult) and env.task_id:
+            for name, content in env.payload.files.items():
+                files[(env.task_id, name)] = content
+    written = []
+    for artifact in final.artifacts:
+        target = run_dir / artifact.path
+        parts = Path(artifact.path).parts
+        if target.exists() or len(parts) != 3 or parts[0] != "artifacts":
+            continue
+        encoded = files.get((parts[1], artifact.name))
+        if encoded is None:
+            continue
+        try:
+            data = base64.b64decode(encoded, validate=True)
+        except binascii.Error:
+            continue
+        if len(data) != artifact.size or hashlib.sha256(data).hexdigest() != artifact.sha256:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        written.append(artifact.path)
+    return written

@@ -1,0 +1,105 @@
+"""How a role instance is put together from a scenario: its class, its settings, its
+model client and its collaborators (memory, corpus, sandbox, budget guard).
+
+The runner (every role in one process) and `society worker` (one role in its own
+process) both build roles here, so a role is the same wherever it runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bus import ConnectOptions
+from roles.base import Role, RoleContext
+from roles.budget_guard import BudgetGuard
+from roles.coder import Coder, CodeRunner
+from roles.critic.critic import Critic
+from roles.manager.manager import Manager
+from roles.memory import Corpus, Memory
+from roles.planner import Planner
+from roles.reflector import Reflector
+from roles.researcher import Researcher
+from roles.settings import RoleSettings
+from society.models.factory import ModelFactory
+from society.scenario import WORKER_ROLES, Scenario
+
+__all__ = ["ROLE_CLASSES", "Collaborators", "build_role", "capacity", "needs_model"]
+
+ROLE_CLASSES: dict[str, type[Role]] = {
+    "manager": Manager,
+    "planner": Planner,
+    "researcher": Researcher,
+    "coder": Coder,
+    "critic": Critic,
+    "reflector": Reflector,
+}
+
+
+@dataclass
+class Collaborators:
+    """What the roles of one process share."""
+
+    memory: Memory
+    guard: BudgetGuard
+    corpus: Corpus | None = None
+    sandbox: CodeRunner | None = None
+
+
+def capacity(scenario: Scenario) -> dict[str, int]:
+    """Tasks each worker role can take at once as configured (instances x concurrency)."""
+    result = {}
+    for name in WORKER_ROLES:
+        s: RoleSettings = getattr(scenario.roles, name)
+        result[name] = s.concurrency * s.instances
+    return result
+
+
+def needs_model(name: str, scenario: Scenario) -> bool:
+    """Whether the role calls a model (the critic only when its model review is on)."""
+    return name in ("planner", "researcher", "coder") or (
+        name == "critic" and scenario.roles.critic.model_review
+    )
+
+
+def build_role(
+    name: str,
+    scenario: Scenario,
+    *,
+    run_id: str,
+    connect: ConnectOptions,
+    instance: str,
+    factory: ModelFactory,
+    run_dir: Path,
+    shared: Collaborators,
+    concurrency: int | None = None,
+) -> Role:
+    """One instance of role ``name`` for ``run_id`` (not started)."""
+    settings: RoleSettings = getattr(scenario.roles, name)
+    if concurrency is not None:
+        settings = settings.model_copy(update={"concurrency": concurrency})
+    extras: dict[str, Any] = {
+        "memory": shared.memory,
+        "recall": scenario.roles.reflector.recall,
+        "guard": shared.guard,
+        "human": scenario.roles.human,
+    }
+    if name == "manager":
+        extras.update(capacity=capacity(scenario), budgets=scenario.budgets)
+    elif name == "researcher":
+        extras["corpus"] = shared.corpus
+    elif name == "coder":
+        extras.update(sandbox=shared.sandbox, sandbox_timeout_s=scenario.sandbox.timeout_s)
+    ctx = RoleContext(
+        run_id=run_id,
+        connect=connect,
+        settings=settings,
+        instance=instance,
+        model=factory.build(settings.model, name) if needs_model(name, scenario) else None,
+        run_dir=run_dir,
+        extras=extras,
+        delivery=scenario.delivery,
+        presence=scenario.presence,
+    )
+    return ROLE_CLASSES[name](ctx)

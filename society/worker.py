@@ -1,0 +1,244 @@
+"""`society worker`: one role in its own process, joining runs as they start.
+
+A worker connects to NATS, finds the runs under way (goals with no final message in the
+log) and hears new goals. For each run it starts an instance of its role, with its own
+connection as in one process, built from the run's scenario: the one the goal carries
+(secrets stay ``${ENV}`` references, resolved here), or ``--scenario`` when given (local
+paths such as the researcher's corpus, other models). The instance takes its tasks from
+the role's work queue, shared with every worker of the role wherever it runs, and leaves
+the run shortly after its final message. Ctrl-C or SIGTERM hands tasks in flight back to
+the queue, so another worker does them at once.
+
+Scripted models serve answers per process: give worker scenarios ``match`` answers (not
+answers in order), so that whichever worker takes a task finds its answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import socket
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import cast
+
+import structlog
+from pydantic import ValidationError
+
+from bus import Bus, BusError, ConnectOptions, Envelope, runlog, subjects
+from bus.payloads import Final, Goal
+from bus.subjects import Channel
+from roles.base import Role
+from roles.budget_guard import BudgetGuard
+from roles.coder import CodeRunner
+from roles.memory import Corpus, Memory
+from sandbox.errors import SandboxError
+from society.assembly import Collaborators, build_role
+from society.errors import SocietyError
+from society.models.factory import ModelFactory
+from society.scenario import Scenario
+
+__all__ = ["RoleBuilder", "WorkerHost", "WorkerOptions", "default_instance"]
+
+log = structlog.get_logger("worker")
+
+RoleBuilder = Callable[[Scenario, str, Collaborators], Role]
+"""Makes the role instance for a run: (scenario, run id, collaborators) -> role."""
+
+SandboxFactory = Callable[[Scenario, str], AbstractAsyncContextManager[CodeRunner]]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+def default_instance() -> str:
+    """``<host>-<pid>``: unique across the machines of a cluster."""
+    return _UNSAFE.sub("-", f"{socket.gethostname()[:40]}-{os.getpid()}")
+
+
+def _default_sandbox(scenario: Scenario, run_id: str) -> AbstractAsyncContextManager[CodeRunner]:
+    from sandbox import Sandbox
+
+    return cast(AbstractAsyncContextManager[CodeRunner], Sandbox(scenario.sandbox, label=run_id))
+
+
+@dataclass
+class WorkerOptions:
+    """What a worker process serves, and how."""
+
+    role: str
+    connect: ConnectOptions
+    concurrency: int | None = None
+    """Tasks at once (default: the scenario's concurrency for the role)."""
+    run_id: str | None = None
+    """Serve only this run (default: every run that starts)."""
+    scenario: Scenario | None = None
+    """Use this scenario instead of the one the goal carries."""
+    instance: str = field(default_factory=default_instance)
+    runs_dir: Path = Path("runs")
+    memory_dir: Path | None = None
+    linger_s: float = 2.0
+    """How long after a run's final message the instance stays (to react to it)."""
+
+
+@dataclass
+class _Joined:
+    role: Role
+    stack: AsyncExitStack
+
+
+class WorkerHost:
+    """Starts an instance of one role in every run it joins; ``async with`` it, then `serve`."""
+
+    def __init__(
+        self,
+        options: WorkerOptions,
+        *,
+        build: RoleBuilder | None = None,
+        sandbox_factory: SandboxFactory | None = None,
+    ) -> None:
+        self.options = options
+        self._build = build or self._build_role
+        self._sandbox_factory = sandbox_factory or _default_sandbox
+        self.bus = Bus(options.connect, name=f"worker-{options.role}-{options.instance}")
+        self.runs: dict[str, _Joined] = {}
+        self._done: set[str] = set()
+        self._lock = asyncio.Lock()
+        self._leaving: set[asyncio.Task[None]] = set()
+        self._memory: Memory | None = None
+        self.log = log.bind(role=options.role, instance=options.instance)
+
+    async def __aenter__(self) -> WorkerHost:
+        await self.bus.connect()
+        only = self.options.run_id
+        for channel, handler in ((Channel.GOAL, self._on_goal), (Channel.FINAL, self._on_final)):
+            pattern = subjects.any_run(channel) if only is None else subjects.subject(only, channel)
+            await self.bus.subscribe(pattern, handler)
+        await self.bus.flush()
+        for goal in await runlog.active_runs(self.bus):
+            await self._on_goal(goal)
+        self.log.info("worker ready", url=self.bus.connected_url)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for task in list(self._leaving):
+            task.cancel()
+        for run_id in list(self.runs):
+            await self._leave(run_id)
+        await self.bus.close()
+        if self._memory is not None:
+            self._memory.close()
+
+    async def serve(self) -> None:
+        """Serve until cancelled."""
+        await asyncio.Event().wait()
+
+    # -- joining and leaving runs ---------------------------------------------------------
+
+    async def _on_goal(self, env: Envelope) -> None:
+        run_id = env.run_id
+        if not isinstance(env.payload, Goal) or run_id in self.runs or run_id in self._done:
+            return
+        if self.options.run_id is not None and run_id != self.options.run_id:
+            return
+        async with self._lock:
+            if run_id in self.runs:
+                return
+            try:
+                await self._join(env, env.payload)
+            except (
+                BusError,
+                SandboxError,
+                SocietyError,
+                ValidationError,
+                OSError,
+                RuntimeError,
+            ) as exc:
+                self._done.add(run_id)
+                self.log.error("could not join the run", run=run_id, error=str(exc))
+
+    async def _join(self, env: Envelope, goal: Goal) -> None:
+        run_id = env.run_id
+        scenario = self.options.scenario
+        if scenario is None:
+            if goal.scenario is None:
+                msg = "the goal carries no scenario; start the worker with --scenario"
+                raise RuntimeError(msg)
+            scenario = Scenario.model_validate(goal.scenario)
+        stack = AsyncExitStack()
+        try:
+            sandbox: CodeRunner | None = None
+            if self.options.role == "coder":
+                sandbox = await stack.enter_async_context(self._sandbox_factory(scenario, run_id))
+            shared = Collaborators(
+                self._shared_memory(), BudgetGuard(scenario.budgets), _corpus(scenario), sandbox
+            )
+            role = self._build(scenario, run_id, shared)
+            await role.start()
+            stack.push_async_callback(role.stop)
+            await role.join(env)
+        except BaseException:
+            await stack.aclose()
+            raise
+        self.runs[run_id] = _Joined(role, stack)
+        self.log.info("joined run", run=run_id)
+
+    async def _on_final(self, env: Envelope) -> None:
+        if isinstance(env.payload, Final) and env.run_id in self.runs:
+            self._done.add(env.run_id)
+            task = asyncio.get_running_loop().create_task(self._leave_later(env.run_id))
+            self._leaving.add(task)
+            task.add_done_callback(self._leaving.discard)
+
+    async def _leave_later(self, run_id: str) -> None:
+        await asyncio.sleep(self.options.linger_s)
+        await self._leave(run_id)
+
+    async def _leave(self, run_id: str) -> None:
+        joined = self.runs.pop(run_id, None)
+        if joined is None:
+            return
+        self._done.add(run_id)
+        with contextlib.suppress(Exception):
+            await joined.stack.aclose()
+        self.log.info("left run", run=run_id)
+
+    # -- building the role ---------------------------------------------------------------------
+
+    def _shared_memory(self) -> Memory:
+        if self._memory is None:
+            folder = self.options.memory_dir or self.options.runs_dir / "memory"
+            folder.mkdir(parents=True, exist_ok=True)
+            self._memory = Memory(folder.resolve())
+        return self._memory
+
+    def _build_role(self, scenario: Scenario, run_id: str, shared: Collaborators) -> Role:
+        factory = ModelFactory(dict(scenario.models), scenario.scripted_answers())
+        run_dir = (self.options.runs_dir / run_id).resolve()
+        run_dir.mkdir(parents=True, exist_ok=True)
+        return build_role(
+            self.options.role,
+            scenario,
+            run_id=run_id,
+            connect=self.options.connect,
+            instance=self.options.instance,
+            factory=factory,
+            run_dir=run_dir,
+            shared=shared,
+            concurrency=self.options.concurrency,
+        )
+
+
+def _corpus(scenario: Scenario) -> Corpus | None:
+    """The researcher's documents, where they exist on this machine."""
+    paths = [scenario.base_dir / p for p in scenario.roles.researcher.corpus]
+    found = [p for p in paths if p.exists()]
+    if len(found) < len(paths):
+        missing = ", ".join(str(p) for p in paths if not p.exists())
+        log.warning(
+            "corpus paths not found here (give --scenario with local ones)", missing=missing
+        )
+    return Corpus(found) if found else None

@@ -1,0 +1,201 @@
+"""Work queues over a real nats-server: one worker per message, heartbeats, redelivery
+after a silent worker, hand-back on shutdown, dead letter after too many deliveries, and
+stored publishes that a retry does not duplicate."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bus import Bus, Delivery, DeliverySettings, Envelope, QueueSpec, WorkQueue, runlog, subjects
+from bus.payloads import DeadLetter, TaskAssignment, TaskSpec
+from bus.runlog import STREAM_NAME
+from bus.subjects import Channel
+from bus.workqueue import delete_run_queues, ensure_queue
+
+pytestmark = [pytest.mark.nats, pytest.mark.timeout(30)]
+
+SPEC = QueueSpec.tasks("coder", parallel=1)
+
+
+def assignment(task_id: str) -> TaskAssignment:
+    return TaskAssignment(task=TaskSpec(id=task_id, role="coder", description="d"), goal="g")
+
+
+@pytest.fixture
+async def publisher(nats_url: str, run_id: str) -> AsyncIterator[Bus]:
+    async with Bus(nats_url, name="manager", durable=True) as bus:
+        await runlog.ensure_stream(bus)
+        yield bus
+        await delete_run_queues(bus, run_id)
+
+
+class Worker:
+    """A work queue whose handler records what it got and waits until released."""
+
+    def __init__(
+        self,
+        bus: Bus,
+        run_id: str,
+        settings: DeliverySettings,
+        arrived: asyncio.Event | None = None,
+    ) -> None:
+        self.queue = WorkQueue(bus, run_id, SPEC, settings)
+        self.got: list[tuple[str, int]] = []
+        self.arrived = arrived or asyncio.Event()
+        self.release = asyncio.Event()
+        self.exhausted: list[Delivery] = []
+        self.gave_up = asyncio.Event()
+
+    async def handle(self, delivery: Delivery) -> None:
+        self.got.append((delivery.envelope.task_id or "", delivery.deliveries))
+        self.arrived.set()
+        await self.release.wait()
+
+    async def on_exhausted(self, delivery: Delivery) -> None:
+        self.exhausted.append(delivery)
+        self.gave_up.set()
+
+    async def start(self) -> Worker:
+        await self.queue.start(self.handle, self.on_exhausted)
+        return self
+
+
+async def settled(*workers: Worker, timeout: float = 10.0) -> None:
+    """Wait (bounded) until the workers have acked or dropped what they hold."""
+    async with asyncio.timeout(timeout):
+        for w in workers:
+            await w.queue.idle()
+
+
+async def pending(bus: Bus, run_id: str) -> tuple[int, int]:
+    """(messages out with a worker, messages not yet delivered) of the coder queue, once
+    the server has taken in the acks sent so far (acks are fire-and-forget: allow 1 s)."""
+    name = subjects.consumer_name(run_id, SPEC.name)
+    for _ in range(50):
+        info = await bus.js.consumer_info(STREAM_NAME, name)
+        counts = (info.num_ack_pending or 0, info.num_pending or 0)
+        if counts == (0, 0):
+            break
+        await asyncio.sleep(0.02)
+    return counts
+
+
+async def test_each_task_goes_to_one_free_worker_and_is_acked(
+    nats_url: str, run_id: str, publisher: Bus
+) -> None:
+    settings = DeliverySettings(ack_wait_s=30)
+    async with Bus(nats_url, name="a") as a_bus, Bus(nats_url, name="b") as b_bus:
+        a = await Worker(a_bus, run_id, settings).start()
+        await publisher.send(run_id, "manager/0", assignment("t1"), task_id="t1")
+        await a.arrived.wait()
+        b = await Worker(b_bus, run_id, settings).start()
+        await publisher.send(run_id, "manager/0", assignment("t2"), task_id="t2")
+        await b.arrived.wait()  # a is busy (one slot), so t2 went to b
+        a.release.set()
+        b.release.set()
+        await settled(a, b)
+        assert a.got == [("t1", 1)] and b.got == [("t2", 1)]
+        assert await pending(publisher, run_id) == (0, 0)
+        await a.queue.stop()
+        await b.queue.stop()
+
+
+async def test_a_silent_worker_loses_its_task_to_another_after_the_ack_wait(
+    nats_url: str, run_id: str, publisher: Bus
+) -> None:
+    settings = DeliverySettings(ack_wait_s=0.5)
+    name = await ensure_queue(publisher, run_id, SPEC, settings)
+    async with Bus(nats_url, name="dead") as dead, Bus(nats_url, name="alive") as alive:
+        # A worker that takes the task and then says nothing (as if it were killed).
+        silent = await dead.js.pull_subscribe_bind(name, stream=STREAM_NAME)
+        await publisher.send(run_id, "manager/0", assignment("t1"), task_id="t1")
+        [taken] = await silent.fetch(1, timeout=5)
+        assert taken.metadata.num_delivered == 1
+        worker = await Worker(alive, run_id, settings).start()
+        worker.release.set()
+        await worker.arrived.wait()
+        assert worker.got == [("t1", 2)]
+        await worker.queue.stop()
+
+
+async def test_heartbeats_keep_a_long_task_with_its_worker(
+    nats_url: str, run_id: str, publisher: Bus
+) -> None:
+    settings = DeliverySettings(ack_wait_s=1.0)
+    arrived = asyncio.Event()
+    async with Bus(nats_url, name="a") as a_bus, Bus(nats_url, name="b") as b_bus:
+        a = await Worker(a_bus, run_id, settings, arrived).start()
+        b = await Worker(b_bus, run_id, settings, arrived).start()
+        await publisher.send(run_id, "manager/0", assignment("long"), task_id="long")
+        await arrived.wait()
+        await asyncio.sleep(3.0)  # the work itself: three ack waits long
+        assert a.got + b.got == [("long", 1)]  # never redelivered while heartbeating
+        a.release.set()
+        b.release.set()
+        await settled(a, b)
+        assert await pending(publisher, run_id) == (0, 0)
+        await a.queue.stop()
+        await b.queue.stop()
+
+
+async def test_a_shutdown_hands_the_task_back_at_once(
+    nats_url: str, run_id: str, publisher: Bus
+) -> None:
+    settings = DeliverySettings(ack_wait_s=30)  # far longer than this test may take
+    async with Bus(nats_url, name="a") as a_bus, Bus(nats_url, name="b") as b_bus:
+        a = await Worker(a_bus, run_id, settings).start()
+        await publisher.send(run_id, "manager/0", assignment("t1"), task_id="t1")
+        await a.arrived.wait()
+        b = await Worker(b_bus, run_id, settings).start()
+        await a.queue.stop()  # cancelled mid-task: nak, not a 30 s wait
+        async with asyncio.timeout(10):
+            await b.arrived.wait()
+        assert b.got == [("t1", 2)]
+        b.release.set()
+        await b.queue.stop()
+
+
+async def test_after_max_deliveries_the_task_is_dead_lettered_and_reported(
+    nats_url: str, run_id: str, publisher: Bus
+) -> None:
+    settings = DeliverySettings(ack_wait_s=0.3, max_deliveries=2)
+    name = await ensure_queue(publisher, run_id, SPEC, settings)
+    letters: list[Envelope] = []
+    lettered = asyncio.Event()
+
+    async def on_letter(env: Envelope) -> None:
+        letters.append(env)
+        lettered.set()
+
+    await publisher.subscribe(subjects.subject(run_id, Channel.DEAD_LETTER), on_letter)
+    await publisher.flush()
+    async with Bus(nats_url, name="crashy") as crashy, Bus(nats_url, name="last") as last:
+        silent = await crashy.js.pull_subscribe_bind(name, stream=STREAM_NAME)
+        mid = await publisher.send(run_id, "manager/0", assignment("t1"), task_id="t1")
+        for n in (1, 2):  # two workers in a row die with it
+            [taken] = await silent.fetch(1, timeout=5)
+            assert taken.metadata.num_delivered == n
+        worker = await Worker(last, run_id, settings).start()
+        async with asyncio.timeout(10):
+            await worker.gave_up.wait()
+            await lettered.wait()
+        assert worker.got == []  # not handled a third time
+        assert worker.exhausted[0].deliveries == 3
+        letter = letters[0]
+        assert isinstance(letter.payload, DeadLetter)
+        assert "delivered 2 times and never finished" in letter.payload.error
+        assert letter.parent_id == mid and letter.task_id == "t1"
+        await settled(worker)
+        await worker.queue.stop()
+    assert await pending(publisher, run_id) == (0, 0)
+
+
+async def test_a_retried_stored_publish_is_kept_once(publisher: Bus, run_id: str) -> None:
+    env = Envelope.new(run_id, "manager/0", assignment("t1"), task_id="t1")
+    for _ in range(3):  # as a retry after a lost ack would
+        await publisher.publish(env)
+    records = await runlog.fetch_run(publisher, run_id)
+    assert [r.envelope.id for r in records if r.envelope] == [env.id]
