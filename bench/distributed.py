@@ -30,10 +30,11 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog, subjects  # noqa: E402
 from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec  # noqa: E402
 from bus.subjects import Channel  # noqa: E402
-from roles.base import Role, RoleContext, WorkerRole  # noqa: E402
+from roles.base import Role, RoleContext  # noqa: E402
 from roles.manager.budget import BudgetSettings  # noqa: E402
 from roles.manager.manager import Manager  # noqa: E402
 from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
+from roles.worker import WorkerRole  # noqa: E402
 from society.logs import configure_logging  # noqa: E402
 
 

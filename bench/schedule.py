@@ -31,11 +31,12 @@ from autogen_core.models import LLMMessage, RequestUsage, UserMessage  # noqa: E
 from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog, subjects  # noqa: E402
 from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec  # noqa: E402
 from bus.subjects import Channel  # noqa: E402
-from roles.base import RoleContext, WorkerRole  # noqa: E402
+from roles.base import RoleContext  # noqa: E402
 from roles.manager.budget import BudgetSettings  # noqa: E402
 from roles.manager.manager import Manager  # noqa: E402
 from roles.model_access import ModelAccess  # noqa: E402
 from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
+from roles.worker import WorkerRole  # noqa: E402
 from society.models.offline import OfflineClient  # noqa: E402
 from society.models.ratelimit import RateLimitedClient, RateLimiter  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""`Role`: the shared base of every role, and `WorkerRole` for roles that take tasks.
+"""`Role`: the shared base of every role (`roles.worker.WorkerRole` adds taking tasks).
 
 A role instance owns one NATS connection (as if it ran on another machine), routes the
 payloads it receives to its `handle` method, publishes typed messages, calls its model
@@ -15,7 +15,6 @@ through plain subscriptions. It is the same path in one process and across machi
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import os
 import socket
 import time
@@ -34,15 +33,12 @@ from bus.payloads import (
     Control,
     Payload,
     Presence,
-    TaskAssignment,
-    TaskResult,
     Usage,
 )
 from bus.subjects import Channel
 from bus.workqueue import Delivery, DeliverySettings, QueueSpec, WorkQueue
 from roles.budget_guard import BudgetGuard
 from roles.errors import (
-    BudgetExceeded,
     CallNotMade,
     ModelAnswerError,
     ModelCallError,
@@ -54,14 +50,11 @@ from roles.model_access import ModelAccess, ModelReply, estimate_tokens, fingerp
 from roles.settings import HumanSettings, PresenceSettings, RoleSettings
 from roles.structured import AnswerInvalid, parse_answer
 
-__all__ = ["Role", "RoleContext", "WorkerRole"]
+__all__ = ["Role", "RoleContext"]
 
 M = TypeVar("M", bound=BaseModel)
 
 log = structlog.get_logger("roles")
-
-_TASK_KEY: contextvars.ContextVar[str | None] = contextvars.ContextVar("task_key", default=None)
-"""``task#attempt`` of the worker task the current coroutine serves."""
 
 
 @dataclass
@@ -423,120 +416,3 @@ class Role:
                     ),
                 ]
         raise ModelAnswerError(what, tries, last_error)
-
-
-class WorkerRole(Role):
-    """A role that takes tasks from the work queue of ``task.<role>`` (shared by every
-    instance, in this process or any other).
-
-    Up to ``concurrency`` tasks run at once per instance; a failure becomes a failed
-    result with the reason, never a crash; a cancel or abort stops work in flight and
-    reports it. A shutdown hands tasks in flight back to the queue without a result, so
-    another worker does them; a worker that dies outright has them redelivered after the
-    ack wait.
-    """
-
-    def __init__(self, ctx: RoleContext) -> None:
-        super().__init__(ctx)
-        self._running: dict[str, asyncio.Task[Any]] = {}
-        self._cancelled: set[str] = set()
-        """Keys of tasks told to stop: their late results are reported as cancelled."""
-
-    def queues(self) -> list[QueueSpec]:
-        """This role's tasks, as many at once as its concurrency."""
-        return [QueueSpec.tasks(self.name, self.ctx.settings.concurrency)]
-
-    async def on_delivery(self, delivery: Delivery) -> None:
-        """Do a delivered task; returning acknowledges it (after its result is stored)."""
-        env = delivery.envelope
-        if not isinstance(env.payload, TaskAssignment):
-            await self._dispatch(env)
-            return
-        assignment = env.payload
-        key = f"{assignment.task.id}#{assignment.attempt}"
-        running = self._running.get(key)
-        if running is not None:  # redelivered to us while we still work on it
-            await asyncio.wait({running})
-            return
-        task = asyncio.current_task()
-        assert task is not None
-        self._running[key] = task
-        self.log.info("task started", task=assignment.task.id, attempt=assignment.attempt)
-        await self._run(env, assignment, delivery)
-
-    async def on_exhausted(self, delivery: Delivery) -> None:
-        """Report a task that no worker of this role could finish as failed."""
-        env = delivery.envelope
-        if isinstance(env.payload, TaskAssignment):
-            reason = (
-                f"no {self.name} worker finished it in {delivery.deliveries - 1} deliveries "
-                "(workers crashed or stalled); dead-lettered"
-            )
-            await self.send(self.failed(env.payload, reason), parent=env, task_id=env.task_id)
-
-    async def _run(self, env: Envelope, assignment: TaskAssignment, delivery: Delivery) -> None:
-        task = assignment.task
-        key = f"{task.id}#{assignment.attempt}"
-        _TASK_KEY.set(key)
-        try:
-            try:
-                result = await self.work(env, assignment)
-            except TaskFailed as exc:
-                result = self.failed(assignment, str(exc))
-            except (ModelAnswerError, BudgetExceeded) as exc:
-                result = self.failed(assignment, str(exc))
-            except asyncio.CancelledError:
-                if key in self._cancelled:  # told to stop: report it, and drop the delivery
-                    await self.send(self._cancelled_result(assignment), parent=env, task_id=task.id)
-                    await delivery.ack()
-                raise  # else a shutdown: the queue hands the task to another worker
-            except Exception as exc:
-                self.log.exception("task crashed", task=task.id)
-                result = self.failed(assignment, f"internal error: {type(exc).__name__}: {exc}")
-            if key in self._cancelled:  # the cancel was lost inside a library call
-                result = self._cancelled_result(assignment)
-            await self.send(result, parent=env, task_id=task.id)
-        finally:
-            self._running.pop(key, None)
-            self._cancelled.discard(key)
-
-    def checkpoint(self) -> None:
-        """Stop a task whose cancel a library call swallowed, before it spends more."""
-        if _TASK_KEY.get() in self._cancelled:
-            raise asyncio.CancelledError
-
-    def _cancelled_result(self, assignment: TaskAssignment) -> TaskResult:
-        return TaskResult(
-            task_id=assignment.task.id,
-            role=self.name,
-            attempt=assignment.attempt,
-            status="cancelled",
-            error="cancelled",
-        )
-
-    def failed(self, assignment: TaskAssignment, reason: str) -> TaskResult:
-        """A failed result for ``assignment``."""
-        return TaskResult(
-            task_id=assignment.task.id,
-            role=self.name,
-            attempt=assignment.attempt,
-            status="failed",
-            error=reason,
-        )
-
-    async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
-        """Do the task (subclasses implement)."""
-        raise NotImplementedError
-
-    async def on_control(self, env: Envelope, control: Control) -> None:
-        """Cancel the named tasks, or everything on abort and budget exhaustion."""
-        if control.action in ("abort", "budget_exhausted"):
-            keys = list(self._running)
-        elif control.action == "cancel":
-            wanted = set(control.task_ids)
-            keys = [k for k in self._running if k.split("#")[0] in wanted]
-        else:
-            return
-        for key in keys:
-            self._cancelled.add(key)
-            self._running[key].cancel()

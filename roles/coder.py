@@ -22,11 +22,11 @@ from pydantic import JsonValue
 
 from bus import Envelope
 from bus.payloads import Artifact, ExecRequest, ExecResult, TaskAssignment, TaskResult, Usage
-from roles.base import WorkerRole
 from roles.budget_guard import BudgetGuard
 from roles.errors import TaskFailed
 from roles.settings import CoderSettings
 from roles.structured import AnswerInvalid, extract_code
+from roles.worker import WorkerRole
 
 __all__ = ["CodeRunner", "Coder", "ExecutionLike", "read_outputs"]
 

@@ -13,10 +13,10 @@ from pydantic import BaseModel, ConfigDict, JsonValue, create_model, model_valid
 
 from bus import Envelope
 from bus.payloads import TaskAssignment, TaskResult
-from roles.base import WorkerRole
 from roles.errors import TaskFailed
 from roles.memory import Corpus, Hit, Memory
 from roles.settings import ResearcherSettings
+from roles.worker import WorkerRole
 
 __all__ = ["Researcher", "WebSearch", "answer_model"]
 

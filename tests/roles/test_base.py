@@ -13,8 +13,9 @@ from bus.payloads import TaskAssignment, TaskResult, TaskSpec
 from bus.runlog import STREAM_NAME
 from bus.subjects import Channel
 from bus.workqueue import delete_run_queues, ensure_queue
-from roles.base import RoleContext, WorkerRole
+from roles.base import RoleContext
 from roles.settings import RoleSettings
+from roles.worker import WorkerRole
 
 pytestmark = [pytest.mark.nats, pytest.mark.timeout(30)]
 

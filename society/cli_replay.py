@@ -1,0 +1,145 @@
+"""``society replay`` and ``society bundle``: read, re-run, fork and pack run logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from society.cli_support import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    err,
+    fail,
+    guarded,
+    load_or_exit,
+    or_exit,
+    out,
+    run_async,
+)
+from society.scenario import Scenario
+
+if TYPE_CHECKING:
+    from society.replay.source import LogSource
+    from society.runner import RunOptions
+
+__all__ = ["bundle", "replay"]
+
+
+def replay(
+    log: Annotated[
+        str, typer.Argument(help="runs/<id>/log.jsonl, a run folder, a bundle, or a run id")
+    ],
+    nats: Annotated[
+        str | None, typer.Option("--nats", help="Read the run (by id) from this NATS server")
+    ] = None,
+    runs_dir: Annotated[Path, typer.Option(help="Where run folders are")] = Path("runs"),
+    role: Annotated[list[str] | None, typer.Option("--role", help="Only these roles")] = None,
+    kind: Annotated[
+        list[str] | None, typer.Option("--type", help="Only these message types")
+    ] = None,
+    task: Annotated[list[str] | None, typer.Option("--task", help="Only these tasks")] = None,
+    since: Annotated[
+        float | None, typer.Option(help="Only from this many seconds after the start")
+    ] = None,
+    until: Annotated[
+        float | None, typer.Option(help="Only up to this many seconds after the start")
+    ] = None,
+    follow: Annotated[
+        bool, typer.Option("--follow", help="Follow a live run until its final message")
+    ] = False,
+    step: Annotated[bool, typer.Option("--step", help="Walk message by message")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per message")] = False,
+    tree: Annotated[
+        bool, typer.Option("--tree", help="The causal tree (of the --task tasks, or all)")
+    ] = False,
+    rerun: Annotated[
+        bool, typer.Option("--rerun", help="Re-run offline from the log and compare")
+    ] = False,
+    fork_at: Annotated[
+        int | None, typer.Option("--fork-at", help="Replay messages 1..N, then continue live")
+    ] = None,
+    scenario: Annotated[
+        Path | None, typer.Option("--scenario", help="With --fork-at: continue on this scenario")
+    ] = None,
+    pace: Annotated[
+        bool, typer.Option("--pace/--no-pace", help="Re-run at the recorded speed")
+    ] = True,
+) -> None:
+    """Read a run's log as a timeline; re-run it offline and compare; or fork it."""
+    import tempfile
+
+    from society.replay import source as sources
+    from society.replay import view
+    from society.replay.timeline import Filter, entries
+    from society.runner import RunOptions
+
+    keep = Filter(set(role or []), set(kind or []), set(task or []), since, until)
+    where = or_exit(lambda: sources.locate(log, runs_dir=runs_dir, nats_url=nats))
+    if follow:
+        if not isinstance(where, sources.LiveRun):
+            text = f"{log} is a finished run's file; --follow needs a live run id"
+            raise fail(text, EXIT_BAD_INPUT)
+        run_async(view.follow(where.url, where.run_id, keep, out, as_json=as_json))
+        return
+    changed = load_or_exit(scenario) if scenario is not None else None
+    with tempfile.TemporaryDirectory(prefix="society-replay-") as scratch:
+
+        def warn(problem: object) -> None:
+            err.print(f"[yellow]warning:[/] {where}: {problem}", highlight=False)
+
+        if isinstance(where, sources.LiveRun):
+            src = guarded(lambda: sources.read_live(where, runs_dir))
+        else:
+            src = or_exit(lambda: sources.read_local(where, scratch=Path(scratch), on_problem=warn))
+        if src.stopped_at is not None:
+            err.print(
+                f"[yellow]warning:[/] read {len(src.records)} messages; the log is damaged "
+                f"from line {src.stopped_at} on",
+                highlight=False,
+            )
+        if rerun or fork_at is not None:
+            _rerun_or_fork(
+                src,
+                RunOptions(nats_url=nats, runs_dir=runs_dir, live=True, pace=pace),
+                fork_at,
+                changed,
+            )
+            return
+        all_entries = entries(src.records)
+        if step:
+            view.step(all_entries, keep, out)
+        else:
+            view.show(all_entries, keep, out, as_json=as_json, as_tree=tree)
+
+
+def _rerun_or_fork(
+    src: LogSource, options: RunOptions, fork_at: int | None, changed: Scenario | None
+) -> None:
+    from society.replay import rerun as reruns
+    from society.replay import view
+
+    if fork_at is not None:
+        outcome = guarded(lambda: reruns.fork(src, fork_at, options, changed, err))
+        out.print(f"fork of {src.run_id}@{fork_at}: run {outcome.run_id} in {outcome.run_dir}")
+        raise typer.Exit(outcome.exit_code)
+    report = guarded(lambda: reruns.rerun(src, options, err))
+    view.show_divergence(report.divergence, out)
+    out.print(f"re-run {report.outcome.run_id}: {report.outcome.log_path}", highlight=False)
+    raise typer.Exit(0 if report.identical else EXIT_FAILED)
+
+
+def bundle(
+    run: Annotated[str, typer.Argument(help="A run folder or a run id")],
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Bundle file (default: <run>.tar.gz)")
+    ] = None,
+    runs_dir: Annotated[Path, typer.Option(help="Where run folders are")] = Path("runs"),
+) -> None:
+    """Pack a finished run (log, scenario, artifacts, memory, inputs) for another machine."""
+    from society.replay.bundle import make_bundle
+
+    folder = Path(run) if Path(run).is_dir() else runs_dir / run
+    path = or_exit(lambda: make_bundle(folder, output))
+    out.print(f"wrote {path}; replay it with `society replay {path} --rerun`", highlight=False)

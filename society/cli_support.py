@@ -1,0 +1,101 @@
+"""What every ``society`` command shares: the consoles, the exit codes, running a
+coroutine so that Ctrl-C and SIGTERM clean up, and turning errors into one clear line."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from bus import BusError
+from society.errors import ModelConfigError, RunError, ScenarioError
+from society.scenario import Scenario, load_scenario
+
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "EXIT_ENVIRONMENT",
+    "EXIT_FAILED",
+    "EXIT_INTERRUPTED",
+    "err",
+    "fail",
+    "guarded",
+    "load_or_exit",
+    "or_exit",
+    "out",
+    "run_async",
+]
+
+EXIT_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_ENVIRONMENT = 3
+EXIT_INTERRUPTED = 130
+
+T = TypeVar("T")
+
+err = Console(stderr=True)
+out = Console()
+
+
+def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro``; SIGTERM and Ctrl-C cancel it so every context manager cleans up."""
+
+    async def wrapper() -> T:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        assert task is not None
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        try:
+            return await coro
+        finally:
+            loop.remove_signal_handler(signal.SIGTERM)
+
+    try:
+        return asyncio.run(wrapper())
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        err.print("[yellow]interrupted[/]: stopped and cleaned up")
+        raise typer.Exit(EXIT_INTERRUPTED) from None
+
+
+def fail(message: str, code: int) -> typer.Exit:
+    """Print an error line and return the Exit to raise."""
+    err.print(f"[red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def load_or_exit(path: Path) -> Scenario:
+    """Load a scenario, or print its issues and exit 2."""
+    try:
+        return load_scenario(path)
+    except ScenarioError as exc:
+        for issue in exc.issues:
+            err.print(f"[red]error:[/] {issue}", highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_BAD_INPUT) from None
+
+
+def guarded(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """Run a coroutine, turning environment problems into clear errors and exit codes."""
+    from sandbox.errors import SandboxError
+
+    try:
+        return run_async(make())
+    except BusError as exc:
+        raise fail(str(exc), EXIT_ENVIRONMENT) from None
+    except SandboxError as exc:
+        raise fail(str(exc), EXIT_ENVIRONMENT) from None
+    except ModelConfigError as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
+    except RunError as exc:
+        raise fail(str(exc), EXIT_FAILED) from None
+
+
+def or_exit(make: Callable[[], T]) -> T:
+    """Call ``make``; a RunError becomes a clear message and exit 2."""
+    try:
+        return make()
+    except RunError as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
