@@ -16,7 +16,6 @@ nobody serves fails the run after the presence wait.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from dataclasses import dataclass
 
@@ -43,9 +42,10 @@ from roles.base import Role, RoleContext
 from roles.budget_guard import BUDGET_PREFIX
 from roles.manager.approval import HumanSteps, budget_stop_reason
 from roles.manager.budget import BudgetSettings, BudgetTracker
+from roles.manager.final import final_answer, final_summary
 from roles.manager.graph import PlanCheck, validate_plan
 from roles.manager.presence import PresenceRegistry
-from roles.manager.scheduler import Scheduler, TaskState
+from roles.manager.scheduler import Scheduler
 from roles.memory import Memory
 from roles.settings import ManagerSettings
 
@@ -471,18 +471,6 @@ class Manager(Role):
 
     # -- the end -------------------------------------------------------------------------------
 
-    def _answer(self) -> tuple[str | None, dict[str, JsonValue]]:
-        outputs: dict[str, JsonValue] = {}
-        for task_outputs in self.completed.values():
-            outputs.update(task_outputs)
-        answer = outputs.get("answer")
-        if answer is None and self.scheduler is not None:
-            sinks = _sinks(self.scheduler)
-            sink_values = {k: v for tid in sinks for k, v in self.completed.get(tid, {}).items()}
-            answer = json.dumps(sink_values, ensure_ascii=False) if sink_values else None
-        text = answer if isinstance(answer, str) or answer is None else json.dumps(answer)
-        return text, outputs
-
     async def finish(self, status: str, reason: str, *, parent: Envelope | str | None) -> None:
         """Publish the final message (once) after stopping work in flight."""
         if self.finished:
@@ -496,15 +484,9 @@ class Manager(Role):
                 task_ids=running,
             )
             await self.send(control, parent=parent)
-        answer, outputs = self._answer()
-        counts = self.scheduler.counts() if self.scheduler else {}
-        spend = self.budget.spend
-        summary = (
-            f"{len(self.completed)} tasks done, {len(self.failed)} failed, "
-            f"{counts.get(TaskState.RUNNING, 0)} cancelled in flight; plan revision "
-            f"{self.revision} ({spend.replans} replans); {spend.calls} model calls, "
-            f"{spend.tokens:,} tokens, {spend.cost:.4f} {self.budget.settings.currency}, "
-            f"{spend.sandbox_s:.1f} s sandbox, {self.budget.elapsed():.1f} s wall"
+        answer, outputs = final_answer(self.completed, self.scheduler)
+        summary = final_summary(
+            len(self.completed), len(self.failed), self.scheduler, self.revision, self.budget
         )
         parent_id = parent.id if isinstance(parent, Envelope) else parent
         await self.send(
@@ -519,8 +501,3 @@ class Manager(Role):
             parent=parent_id,
         )
         self.log.info("final", status=status, reason=reason)
-
-
-def _sinks(sched: Scheduler) -> list[str]:
-    depended = {d for st in sched.status.values() for d in st.spec.depends_on}
-    return [tid for tid in sched.status if tid not in depended]
