@@ -43,6 +43,7 @@ from sandbox import (  # noqa: E402
     hardening,
     remove_containers,
 )
+from society.logs import configure_logging  # noqa: E402
 
 SNIPPETS = {
     "print(1+1)": ("print(1+1)", "2"),
@@ -265,4 +266,5 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
+    configure_logging("console", "warning")  # logs to stderr; stdout is for figures
     asyncio.run(main())

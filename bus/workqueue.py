@@ -143,6 +143,30 @@ class Delivery:
             log.debug("could not settle a delivery", error=str(exc))
 
 
+class _Heartbeat:
+    """Tells the server every ``every`` seconds that a delivery is still being worked on."""
+
+    def __init__(self, delivery: Delivery, every: float) -> None:
+        self.delivery = delivery
+        self.every = every
+        self._task: asyncio.Task[None] | None = None
+        self._timer = asyncio.get_running_loop().call_later(every, self._start)
+
+    def _start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._beat())
+
+    async def _beat(self) -> None:
+        while not self.delivery.settled:
+            await self.delivery.progress()
+            await asyncio.sleep(self.every)
+
+    def cancel(self) -> None:
+        """Stop beating (the delivery is settled or handed back)."""
+        self._timer.cancel()
+        if self._task is not None:
+            self._task.cancel()
+
+
 DeliveryHandler = Callable[[Delivery], Awaitable[None]]
 ExhaustedHandler = Callable[[Delivery], Awaitable[None]]
 
@@ -264,7 +288,7 @@ class WorkQueue:
 
     def _free(self) -> int:
         if self.spec.ordered:
-            return 64
+            return 256
         return max(0, self.spec.parallel - len(self._running))
 
     async def _pull_loop(self) -> None:
@@ -328,7 +352,9 @@ class WorkQueue:
             await self._exhausted(delivery)
             return
         assert self._handler is not None
-        beat = asyncio.get_running_loop().create_task(self._heartbeat(delivery))
+        # Most handlers finish well within the ack wait: the heartbeat starts only for one
+        # that does not (a timer, not a task per message: the manager's inbox is hot).
+        beat = _Heartbeat(delivery, self.settings.ack_wait_s / 3)
         try:
             await self._handler(delivery)
         except asyncio.CancelledError:
@@ -344,12 +370,6 @@ class WorkQueue:
             await delivery.ack()
         finally:
             beat.cancel()
-
-    async def _heartbeat(self, delivery: Delivery) -> None:
-        every = self.settings.ack_wait_s / 3
-        while not delivery.settled:
-            await asyncio.sleep(every)
-            await delivery.progress()
 
     async def _exhausted(self, delivery: Delivery) -> None:
         env = delivery.envelope
