@@ -466,7 +466,9 @@ class Bus:
 
     async def _on_error(self, exc: Exception) -> None:
         text = str(exc) or type(exc).__name__
-        self._last_error = text
+        # The server's reason ("Authorization Violation") beats the reset that follows it.
+        if not (isinstance(exc, OSError) and self._last_error):
+            self._last_error = text
         if not self._refusals.note(text):
             log.debug("nats error", bus=self.name, error=text)
 
