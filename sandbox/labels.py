@@ -5,11 +5,22 @@ Labels are how leftovers are found and removed (``gc``), so every container carr
 
 from __future__ import annotations
 
+import os
 import re
+import socket
 
 from sandbox.errors import SandboxInputError
 
-__all__ = ["POOL", "PROJECT", "RUN", "check_label", "container_labels", "label_filters"]
+__all__ = [
+    "OWNER",
+    "POOL",
+    "PROJECT",
+    "RUN",
+    "check_label",
+    "container_labels",
+    "label_filters",
+    "owner",
+]
 
 PROJECT = "org.society.sandbox"
 """Present (value ``1``) on every container the sandbox makes."""
@@ -17,6 +28,14 @@ RUN = "org.society.run"
 """The run (or caller-chosen label) the container serves."""
 POOL = "org.society.sandbox.pool"
 """The unique id of the pool that made the container."""
+OWNER = "org.society.sandbox.owner"
+"""``<host>:<pid>`` of the process that made the container (to find orphans of a killed one)."""
+
+
+def owner() -> str:
+    """This process, as the `OWNER` label names it."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
 
 _LABEL = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
@@ -31,7 +50,7 @@ def check_label(label: str) -> str:
 
 def container_labels(run: str, pool: str) -> dict[str, str]:
     """The labels of one container."""
-    return {PROJECT: "1", RUN: run, POOL: pool}
+    return {PROJECT: "1", RUN: run, POOL: pool, OWNER: owner()}
 
 
 def label_filters(run: str | None = None, pool: str | None = None) -> list[str]:

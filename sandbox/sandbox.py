@@ -23,7 +23,7 @@ from types import TracebackType
 import docker
 import structlog
 
-from sandbox.cleanup import remove_containers
+from sandbox.cleanup import remove_containers, remove_orphans
 from sandbox.container import WarmContainer, destroy, start_warm
 from sandbox.daemon import connect
 from sandbox.errors import SandboxClosed, SandboxFailure
@@ -88,6 +88,7 @@ class Sandbox:
         try:
             self._client = await asyncio.to_thread(connect, self.settings.docker_host)
             client = self._client
+            await asyncio.to_thread(self._remove_orphans, client)
             await asyncio.to_thread(
                 ensure_image, client, self.settings.image, pull=self.settings.pull
             )
@@ -154,6 +155,17 @@ class Sandbox:
             raise
         finally:
             client.close()
+
+    @staticmethod
+    def _remove_orphans(client: docker.DockerClient) -> None:
+        """Containers a killed process of this machine created but never started."""
+        try:
+            removed = remove_orphans(client)
+        except Exception as exc:  # best effort: gc remains
+            log.warning("sandbox.orphan_sweep_failed", error=str(exc))
+            return
+        if removed:
+            log.info("sandbox.removed_orphans", removed=removed)
 
     def _sweep(self, client: docker.DockerClient) -> None:
         """Remove any container of this pool still known to Docker (a start racing close)."""

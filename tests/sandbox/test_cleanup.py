@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -16,7 +17,15 @@ import docker.errors
 import pytest
 
 import sandbox.sandbox
-from sandbox import Sandbox, SandboxSettings, container_labels, gc, list_containers
+from sandbox import (
+    Sandbox,
+    SandboxSettings,
+    container_labels,
+    gc,
+    list_containers,
+    remove_containers,
+)
+from sandbox.labels import OWNER
 from tests.sandbox.conftest import label
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(90)]
@@ -147,3 +156,25 @@ async def test_gc_removes_leftovers_by_label(
     assert len(list_containers(docker_client, run=other)) == 1
     assert await gc(other) == 1
     assert await gc(other) == 0
+
+
+async def test_a_container_a_killed_process_only_created_goes_with_the_next_sandbox(
+    settings: SandboxSettings, docker_client: docker.DockerClient
+) -> None:
+    """A host killed while Docker created a container leaves it never started (so it cannot
+    remove itself); the next Sandbox on this machine removes it, and nothing of a live one."""
+    dead = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
+    await dead.wait()
+    run = label("orphans")
+    orphan_labels = {**container_labels(run, "dead"), OWNER: f"{socket.gethostname()}:{dead.pid}"}
+    orphan = docker_client.api.create_container(settings.image, ["true"], labels=orphan_labels)
+    alive = docker_client.api.create_container(
+        settings.image, ["true"], labels=container_labels(run, "alive")
+    )
+    try:
+        async with Sandbox(settings.model_copy(update={"pool_size": 1}), label=label("next")):
+            pass
+        assert list_containers(docker_client, run=run) == [alive["Id"]]
+        assert orphan["Id"] not in list_containers(docker_client)
+    finally:
+        remove_containers(docker_client, run=run)
