@@ -89,7 +89,8 @@ def entries(records: Iterable[LogRecord]) -> list[Entry]:
 
 @dataclass
 class Filter:
-    """Which entries to show: every given criterion must hold (repeatable ones: any of)."""
+    """Which entries to show: every given criterion must hold (repeatable ones: any of).
+    Presence heartbeats show only when ``presence`` is among the types asked for."""
 
     roles: set[str] = field(default_factory=set)
     types: set[str] = field(default_factory=set)
@@ -101,6 +102,9 @@ class Filter:
         env = entry.envelope
         if env is None:
             return not (self.roles or self.types or self.tasks)
+        p = env.payload
+        if isinstance(p, Presence) and p.status == "heartbeat" and "presence" not in self.types:
+            return False  # liveness noise, unless presence is asked for
         return (
             (not self.roles or env.role in self.roles)
             and (not self.types or env.payload.type in self.types)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from bus import Envelope
+from bus.payloads import Presence
 from society.replay.timeline import Filter, entries, render, summarize, to_json, tree
 
 from ...bus.samples import SAMPLES
@@ -52,3 +53,11 @@ def test_the_causal_tree_of_a_task_holds_its_messages_and_their_consequences() -
     for kind in ("task", "usage", "exec_request", "exec_result", "result", "final"):
         assert kind in text, kind
     assert "[b]" not in text  # task b is not part of a's tree
+
+
+def test_heartbeats_show_only_when_presence_is_asked_for() -> None:
+    beat = Envelope.new("r", "coder/0", Presence(status="heartbeat", role="coder"))
+    up = Envelope.new("r", "coder/0", Presence(status="up", role="coder"))
+    items = entries(records([up, beat]))
+    assert [e.number for e in items if Filter()(e)] == [1]
+    assert [e.number for e in items if Filter(types={"presence"})(e)] == [1, 2]
