@@ -33,20 +33,10 @@ from bus.payloads import (
     TaskAssignment,
     TaskResult,
 )
+from society.colours import role_style
 from society.human.state import AskedQuestion
 
-__all__ = ["ROLE_STYLES", "describe", "render"]
-
-ROLE_STYLES = {
-    "manager": "bold blue",
-    "planner": "magenta",
-    "researcher": "cyan",
-    "coder": "green",
-    "critic": "yellow",
-    "reflector": "bright_black",
-    "human": "bold bright_white",
-    "runner": "dim",
-}
+__all__ = ["describe", "render"]
 
 
 def _short(value: object, n: int = 160) -> str:
@@ -137,7 +127,7 @@ def describe(env: Envelope, asked: AskedQuestion | None = None) -> list[str] | N
 def render(env: Envelope, lines: list[str]) -> Text:
     """Lines of one message with a time and sender column, styled by the sender's role."""
     stamp = time.strftime("%H:%M:%S", time.localtime(env.ts / 1e6))
-    style = ROLE_STYLES.get(env.role, "")
+    style = role_style(env.role)
     text = Text()
     for i, line in enumerate(lines):
         if i:

@@ -40,19 +40,9 @@ from bus.payloads import (
     Usage,
 )
 from bus.runlog import LogRecord
+from society.colours import role_style
 
-__all__ = ["ROLE_STYLES", "Entry", "Filter", "entries", "render", "summarize", "to_json", "tree"]
-
-ROLE_STYLES = {
-    "runner": "bold white",
-    "manager": "bold cyan",
-    "planner": "magenta",
-    "researcher": "blue",
-    "coder": "green",
-    "critic": "yellow",
-    "reflector": "bright_black",
-    "human": "bold red",
-}
+__all__ = ["Entry", "Filter", "entries", "render", "summarize", "to_json", "tree"]
 
 
 @dataclass(frozen=True)
@@ -185,7 +175,7 @@ def render(entry: Entry) -> Text:
         line.append(f"(not a valid message: {entry.record.error})", style="red")
         return line
     line.append(f"{entry.offset_s:8.3f}s ", style="dim")
-    line.append(f"{env.sender:<14} ", style=ROLE_STYLES.get(env.role, ""))
+    line.append(f"{env.sender:<14} ", style=role_style(env.role))
     line.append(f"{env.payload.type:<13} ", style="bold")
     line.append(f"{('[' + env.task_id + ']') if env.task_id else '':<14} ", style="cyan")
     line.append(summarize(env.payload))
