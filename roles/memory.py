@@ -99,8 +99,12 @@ class Memory:
                 (text, kind, task_kind, run_id, source, time.time()),
             )
 
-    def search(self, query: str, k: int = 3, *, kind: str | None = None) -> list[Hit]:
-        """The ``k`` lessons most relevant to ``query``."""
+    def search(
+        self, query: str, k: int = 3, *, kind: str | None = None, before_run: str | None = None
+    ) -> list[Hit]:
+        """The ``k`` lessons most relevant to ``query``; with ``before_run``, only those of
+        other runs (what a run learns reaches its own prompts through replans and retries,
+        so that what it recalls never races with what it is learning, and replays exactly)."""
         q = fts_query(query)
         if not q or k <= 0:
             return []
@@ -111,6 +115,9 @@ class Memory:
         if kind is not None:
             sql += " AND kind = ?"
             args.append(kind)
+        if before_run is not None:
+            sql += " AND run_id != ?"
+            args.append(before_run)
         sql += " ORDER BY bm25(lessons) LIMIT ?"
         args.append(k)
         with self._lock:

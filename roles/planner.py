@@ -136,4 +136,4 @@ class Planner(Role):
         if not isinstance(memory, Memory):
             return []
         recall = int(self.ctx.extras.get("recall", 3))
-        return [hit.text for hit in memory.search(goal, recall)]
+        return [hit.text for hit in memory.search(goal, recall, before_run=self.run_id)]

@@ -80,7 +80,9 @@ class Researcher(WorkerRole):
             hits += corpus.search(query, settings.max_hits)
         memory = self.ctx.extras.get("memory")
         if isinstance(memory, Memory):
-            hits += memory.search(query, int(self.ctx.extras.get("recall", 3)))
+            hits += memory.search(
+                query, int(self.ctx.extras.get("recall", 3)), before_run=self.run_id
+            )
         return hits
 
     async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:

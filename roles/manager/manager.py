@@ -91,6 +91,8 @@ class Manager(Role):
         self.finished = False
         self.stopping: str | None = None
         self.last_critique: Critique | None = None
+        self.retry_notes: dict[str, str] = {}
+        """Why a task's last attempt failed, told to its next attempt."""
         self.steps = HumanSteps(self)
         self.presence = PresenceRegistry(ctx.presence)
 
@@ -279,7 +281,7 @@ class Manager(Role):
                 inputs=sched.inputs_for(spec),
                 attempt=attempt,
                 plan_revision=self.revision,
-                notes=notes.get(spec.role, []),
+                notes=[*notes.get(spec.role, []), *self._retry_note(spec.id)],
             )
             env = Envelope.new(
                 self.run_id, self.sender, assignment, parent_id=self.goal_id, task_id=spec.id
@@ -301,12 +303,18 @@ class Manager(Role):
         if sched is not None and self.presence.resize(sched.capacity, self.capacity):
             await self.dispatch()
 
+    def _retry_note(self, task_id: str) -> list[str]:
+        note = self.retry_notes.get(task_id)
+        return [note] if note else []
+
     def _notes(self) -> dict[str, list[str]]:
         memory = self.ctx.extras.get("memory")
         if not isinstance(memory, Memory) or self.goal is None:
             return {}
         recall = int(self.ctx.extras.get("recall", 3))
-        lessons = [hit.text for hit in memory.search(self.goal.text, recall)]
+        lessons = [
+            hit.text for hit in memory.search(self.goal.text, recall, before_run=self.run_id)
+        ]
         return dict.fromkeys(self.capacity, lessons) if lessons else {}
 
     async def on_result(self, env: Envelope, result: TaskResult) -> None:
@@ -357,6 +365,7 @@ class Manager(Role):
             return
         st = sched.status[flight.task_id]
         if st.attempts <= self.settings.max_task_retries:
+            self.retry_notes[flight.task_id] = f"Attempt {st.attempts} failed: {error[:500]}"
             sched.retry(flight.task_id)
             return
         sched.fail(flight.task_id, error)

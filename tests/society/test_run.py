@@ -246,3 +246,31 @@ async def test_independent_tasks_are_dispatched_together(run_yaml: RunYaml) -> N
     kinds = [r.envelope.payload.type for r in records(outcome) if r.envelope]
     assert kinds.index("result") > max(i for i, k in enumerate(kinds) if k == "task")
     assert outcome.state.max_in_flight == 3
+
+
+RETRY_WITH_NOTE = """
+name: retry_note
+goal: {text: State one fact about the number seven.}
+models: {default: {provider: scripted}}
+roles:
+  manager: {max_task_retries: 1}
+script:
+  planner:
+    - answer: {success_criteria: [a fact is stated], tasks: [{id: fact, role: researcher, description: State one fact about seven., outputs: [answer]}]}
+  researcher:
+    - match: 'Attempt 1 failed: the model'
+      answer: {outputs: {answer: "Seven is prime."}}
+    - answer: "no fact, just prose"
+    - answer: "no fact, still prose"
+    - answer: "no fact, prose again"
+"""
+
+
+async def test_a_retried_task_is_told_why_its_last_attempt_failed(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(RETRY_WITH_NOTE)
+    assert outcome.exit_code == 0, outcome.final
+    assigned = [a for a in payloads(outcome, "task") if isinstance(a, TaskAssignment)]
+    assert [a.attempt for a in assigned] == [1, 2]
+    assert assigned[0].notes == []
+    assert assigned[1].notes and assigned[1].notes[0].startswith("Attempt 1 failed: ")
+    assert outcome.final is not None and outcome.final.answer == "Seven is prime."
