@@ -1,12 +1,12 @@
 """Typed bus against raw nats-py on the same embedded server, in the same run.
 
-Prints publish→receive throughput and request/reply latency (p50/p99) for typed envelopes
+Prints publish→receive throughput and round-trip latency (p50/p99: a message answered by a message) for typed envelopes
 (`bus.Bus`: make an envelope, encode, publish; decode and validate on receipt) and for
 raw nats-py with bytes of the same size, and the typed/raw ratios.
 
     python bench/bus.py [--messages 100000] [--requests 3000]
 
-Targets (issue 2): typed throughput >= 0.6x raw; typed request/reply p50 <= 1.3x raw.
+Targets (issue 2): typed throughput >= 0.6x raw; typed round trip p50 <= 1.3x raw.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ from bus.payloads import Chat  # noqa: E402
 
 RUN = "bench"
 SUBJECT = "society.bench.chat"
+PING = "society.bench.chat.ping"
+PONG = "society.bench.chat.pong"
 TEXT = "x" * 100
 
 
@@ -81,37 +83,50 @@ async def raw_throughput(url: str, n: int, data: bytes) -> float:
 
 
 async def typed_rtt(url: str, n: int) -> list[float]:
-    sender = "bench/0"
+    """Round trips of a typed chat answered by a typed chat (the path roles talk on)."""
     async with Bus(url, name="client") as client, Bus(url, name="server") as server:
+        got: asyncio.Queue[Envelope] = asyncio.Queue()
 
-        async def respond(env: Envelope) -> Envelope:
-            return env.reply("echo/0", env.payload)
+        async def respond(env: Envelope) -> None:
+            await server.send(RUN, "echo/0", env.payload, subject=PONG, parent_id=env.id)
 
-        await server.serve("society.bench.chat.echo", respond)
+        async def back(env: Envelope) -> None:
+            got.put_nowait(env)
+
+        await server.subscribe(PING, respond)
+        await client.subscribe(PONG, back)
         await server.flush()
+        await client.flush()
         times = []
         for _ in range(n):
             start = time.perf_counter()
-            await client.request(
-                Envelope.new(RUN, sender, Chat(text=TEXT)), "society.bench.chat.echo"
-            )
+            await client.send(RUN, "bench/0", Chat(text=TEXT), subject=PING)
+            await asyncio.wait_for(got.get(), 5)
             times.append(time.perf_counter() - start)
         return times
 
 
 async def raw_rtt(url: str, n: int, data: bytes) -> list[float]:
+    """Round trips of raw bytes answered by raw bytes, on the same subjects."""
     client = await nats.connect(url)
     server = await nats.connect(url)
+    got: asyncio.Queue[bytes] = asyncio.Queue()
 
-    async def cb(msg: nats.aio.msg.Msg) -> None:
-        await msg.respond(data)
+    async def respond(msg: nats.aio.msg.Msg) -> None:
+        await server.publish(PONG, msg.data)
 
-    await server.subscribe("society.bench.raw.echo", cb=cb)
+    async def back(msg: nats.aio.msg.Msg) -> None:
+        got.put_nowait(msg.data)
+
+    await server.subscribe(PING, cb=respond)
+    await client.subscribe(PONG, cb=back)
     await server.flush()
+    await client.flush()
     times = []
     for _ in range(n):
         start = time.perf_counter()
-        await client.request("society.bench.raw.echo", data, timeout=5)
+        await client.publish(PING, data)
+        await asyncio.wait_for(got.get(), 5)
         times.append(time.perf_counter() - start)
     await client.close()
     await server.close()
@@ -148,11 +163,11 @@ async def main() -> None:
             typed_t += await typed_rtt(url, args.requests)
             for name, ts in (("raw", raw_t), ("typed", typed_t)):
                 print(
-                    f"request/reply {name:<5}: p50 {pct(ts, 0.5) * 1e6:7.0f} µs"
+                    f"round trip {name:<5}: p50 {pct(ts, 0.5) * 1e6:7.0f} µs"
                     f"  p99 {pct(ts, 0.99) * 1e6:7.0f} µs  ({len(ts)} requests)"
                 )
             ratio = statistics.median(typed_t) / statistics.median(raw_t)
-            print(f"request/reply p50 ratio typed/raw: {ratio:.2f}x  (target <= 1.30x)")
+            print(f"round-trip p50 ratio typed/raw: {ratio:.2f}x  (target <= 1.30x)")
 
 
 if __name__ == "__main__":

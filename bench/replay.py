@@ -3,7 +3,7 @@ same run.
 
 Writes a log of N messages shaped like a real run (assignments, model usage with
 answers, sandbox runs with output, results, chat, critiques), then reads it (a) with
-``bus.runlog.read_jsonl`` — every line validated into a `LogRecord` with a typed
+``bus.logfile.read_jsonl`` — every line validated into a `LogRecord` with a typed
 `Envelope` — and (b) line by line with ``json.loads`` (no validation), both throwing each
 parsed line away (the issue's baseline) and keeping them in a list (what a reader must
 do). Prints messages per second for each and the ratios, best of R rounds.
@@ -35,7 +35,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 from bus import Envelope  # noqa: E402
 from bus import payloads as p  # noqa: E402
 from bus.envelope import subject_for  # noqa: E402
-from bus.runlog import LogRecord, read_jsonl, write_jsonl  # noqa: E402
+from bus.logfile import LogRecord, read_jsonl, write_jsonl  # noqa: E402
 
 RUN = "bench-replay"
 ANSWER = "```python\n" + "import json\nprint(json.dumps({'n': 42}))\n" * 8 + "```"

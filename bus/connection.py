@@ -18,8 +18,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import itertools
-import re
 from collections.abc import Awaitable, Callable, Coroutine
 from enum import Enum
 from typing import Any
@@ -35,27 +33,24 @@ from nats.js.client import JetStreamContext
 from pydantic import ValidationError
 
 from bus import subjects
-from bus.envelope import Envelope, decode, encode, encode_new, subject_for, subject_of
+from bus.envelope import Envelope, encode, encode_new, subject_for, subject_of
 from bus.errors import (
     BusClosedError,
     BusConnectError,
     BusError,
     BusPermissionError,
-    BusTimeoutError,
     SubjectError,
 )
 from bus.options import ConnectOptions
 from bus.payloads import DeadLetter, Payload
 from bus.refusals import Refusals
 
-__all__ = ["Bus", "BusState", "ConnectOptions", "Handler", "Responder", "Subscription"]
+__all__ = ["Bus", "BusState", "ConnectOptions", "Handler", "Subscription"]
 
 log = structlog.get_logger("bus")
 _validate_json = Envelope.__pydantic_validator__.validate_json
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 Handler = Callable[[Envelope], Awaitable[None]]
-Responder = Callable[[Envelope], Awaitable[Envelope]]
 
 
 class BusState(Enum):
@@ -99,9 +94,6 @@ class Bus:
         self._nc: Client | None = None
         self._js: JetStreamContext | None = None
         self._dead_letters = 0
-        self._inbox: str | None = None
-        self._replies: dict[str, asyncio.Future[Envelope]] = {}
-        self._tokens = (f"{n:x}" for n in itertools.count())
         self._last_error = ""
         self._refusals = Refusals(name)
         self._reconnect_callbacks: list[Callable[[], Coroutine[Any, Any, None]]] = []
@@ -209,7 +201,7 @@ class Bus:
     @property
     def sender(self) -> str:
         """``bus/<name>``: the sender of what the bus itself publishes (dead letters)."""
-        return "bus/" + (_UNSAFE.sub("_", self.name)[:64] or "0")
+        return "bus/" + subjects.safe_token(self.name, fill="_")
 
     @property
     def dead_letters(self) -> int:
@@ -320,56 +312,6 @@ class Bus:
             msg = f"flush failed: {exc}"
             raise BusError(msg) from exc
 
-    async def request(
-        self, envelope: Envelope, subject: str | None = None, *, timeout: float = 5.0
-    ) -> Envelope:
-        """Send an envelope and wait for one envelope in reply.
-
-        The run log's stream captures every society subject, so JetStream acknowledges a
-        request too; that acknowledgement is not the reply and is skipped. Replies arrive
-        on one inbox subscription per connection, told apart by a token.
-        """
-        subj = subject or subject_for(envelope)
-        token = next(self._tokens)
-        reply: asyncio.Future[Envelope] = asyncio.get_running_loop().create_future()
-        self._replies[token] = reply
-        try:
-            inbox = await self._reply_inbox()
-            await self.nc.publish(subj, encode(envelope), reply=f"{inbox}.{token}")
-            async with asyncio.timeout(timeout):
-                return await reply
-        except TimeoutError:
-            text = f"no reply on {subj} within {timeout:g}s"
-            raise BusTimeoutError(text) from None
-        except _NoResponders:
-            text = f"nobody is listening on {subj}"
-            raise BusTimeoutError(text) from None
-        except nats.errors.Error as exc:
-            msg = f"request on {subj} failed: {exc}"
-            raise BusError(msg) from exc
-        finally:
-            self._replies.pop(token, None)
-
-    async def _reply_inbox(self) -> str:
-        if self._inbox is None:
-            inbox = self.nc.new_inbox()
-            await self.nc.subscribe(inbox + ".*", cb=self._on_reply)
-            self._inbox = inbox
-        return self._inbox
-
-    async def _on_reply(self, msg: Msg) -> None:
-        reply = self._replies.get(msg.subject.rpartition(".")[2])
-        if reply is None or reply.done():
-            return
-        if msg.headers and msg.headers.get("Status") == _NO_RESPONDERS:
-            reply.set_exception(_NoResponders())
-            return
-        try:
-            reply.set_result(decode(msg.data))
-        except ValidationError as exc:
-            if not _is_stream_ack(msg.data):
-                self.refuse(msg, exc)
-
     # -- subscribing ------------------------------------------------------------------
 
     async def subscribe(
@@ -394,23 +336,6 @@ class Bus:
 
         return await self._subscribe(pattern, on_msg, queue)
 
-    async def serve(
-        self, pattern: str, responder: Responder, *, queue: str | None = None
-    ) -> Subscription:
-        """Answer requests on ``pattern`` with the envelope ``responder`` returns."""
-
-        async def on_msg(msg: Msg) -> None:
-            envelope = self._decode(msg)
-            if envelope is None or not msg.reply:
-                return
-            try:
-                reply = await responder(envelope)
-                await self.nc.publish(msg.reply, encode(reply))
-            except Exception:
-                log.exception("responder failed", bus=self.name, subject=msg.subject)
-
-        return await self._subscribe(pattern, on_msg, queue)
-
     async def _subscribe(
         self, pattern: str, cb: Callable[[Msg], Awaitable[None]], queue: str | None
     ) -> Subscription:
@@ -422,13 +347,6 @@ class Bus:
         return Subscription(sub, pattern)
 
     # -- malformed messages --------------------------------------------------------------
-
-    def _decode(self, msg: Msg) -> Envelope | None:
-        try:
-            return decode(msg.data)
-        except ValidationError as exc:
-            self.refuse(msg, exc)
-            return None
 
     def refuse(self, msg: Msg, exc: ValidationError) -> None:
         """Dead-letter a message that is not a valid envelope (unless it is a dead letter)."""
@@ -487,18 +405,6 @@ class Bus:
         self._background.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("reconnect callback failed", bus=self.name, error=repr(task.exception()))
-
-
-_NO_RESPONDERS = "503"
-
-
-class _NoResponders(Exception):
-    """The server says no one subscribes to a request's subject."""
-
-
-def _is_stream_ack(data: bytes) -> bool:
-    """Whether ``data`` is JetStream's acknowledgement of a stored message."""
-    return data.startswith(b'{"stream":') and b'"seq":' in data
 
 
 def _short_error(exc: ValidationError) -> str:

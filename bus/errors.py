@@ -4,7 +4,6 @@ BusError
 ├── SubjectError        a subject token or subject string is not valid
 ├── BusClosedError      the Bus is not open (never opened, or closed)
 ├── BusConnectError     no NATS server answered at the given URL
-├── BusTimeoutError     a request got no reply in time
 ├── BusPermissionError  the server refused a publish or subscribe (per-user permissions)
 ├── ServerError         the embedded nats-server could not start or stop
 └── RunLogError         the JetStream run log could not be read or written
@@ -17,7 +16,6 @@ __all__ = [
     "BusConnectError",
     "BusError",
     "BusPermissionError",
-    "BusTimeoutError",
     "RunLogError",
     "ServerError",
     "SubjectError",
@@ -46,10 +44,6 @@ class BusConnectError(BusError):
             f"cannot reach NATS at {url}: {reason}. Is a nats-server running there? "
             "Without --nats, society starts its own embedded server."
         )
-
-
-class BusTimeoutError(BusError, TimeoutError):
-    """A request received no reply within its timeout."""
 
 
 class BusPermissionError(BusError):

@@ -34,6 +34,7 @@ __all__ = [
     "parse",
     "run_of_consumer",
     "run_wildcard",
+    "safe_token",
     "subject",
 ]
 
@@ -41,6 +42,7 @@ PREFIX = "society"
 ALL_RUNS = f"{PREFIX}.>"
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 class Channel(StrEnum):
@@ -75,6 +77,13 @@ def check_token(value: str, what: str) -> str:
         msg = f"{what} {value!r} is not a valid subject token (letters, digits, '_' and '-' only)"
         raise SubjectError(msg)
     return value
+
+
+def safe_token(text: str, *, fill: str = "-", max_len: int = 64, fallback: str = "0") -> str:
+    """``text`` made into a valid subject token: unsafe runs become ``fill``, cut to
+    ``max_len``; ``fallback`` when nothing is left (names of people, hosts, connections)."""
+    token = _UNSAFE.sub(fill, text).strip(fill)[:max_len]
+    return token or fallback
 
 
 def subject(run_id: str, channel: Channel, role: str | None = None) -> str:

@@ -14,8 +14,8 @@ import hashlib
 from collections.abc import Iterable
 from pathlib import Path
 
+from bus.logfile import LogRecord
 from bus.payloads import ExecResult, Final
-from bus.runlog import LogRecord
 
 __all__ = ["restore_artifacts"]
 

@@ -34,6 +34,7 @@ from bus import (
     ConnectOptions,
     EmbeddedServer,
     Envelope,
+    logfile,
     runlog,
     subjects,
     workqueue,
@@ -285,7 +286,7 @@ async def run_scenario(
         log_path = await _export(observer, roles, run_id, run_dir / "log.jsonl")
 
     if external and state.final is not None:  # the coders wrote them on their machines
-        restore_artifacts(runlog.read_jsonl(log_path).records, state.final, run_dir)
+        restore_artifacts(logfile.read_jsonl(log_path).records, state.final, run_dir)
     outcome = RunOutcome(run_id, run_dir, state.final, log_path, state)
     _write_json(run_dir / "summary.json", _summary(outcome))
     if options.live:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import socket
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
@@ -51,12 +50,10 @@ RoleBuilder = Callable[[Scenario, str, Collaborators], Role]
 
 SandboxFactory = Callable[[Scenario, str], AbstractAsyncContextManager[CodeRunner]]
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
-
 
 def default_instance() -> str:
     """``<host>-<pid>``: unique across the machines of a cluster."""
-    return _UNSAFE.sub("-", f"{socket.gethostname()[:40]}-{os.getpid()}")
+    return subjects.safe_token(f"{socket.gethostname()[:40]}-{os.getpid()}")
 
 
 def _default_sandbox(scenario: Scenario, run_id: str) -> AbstractAsyncContextManager[CodeRunner]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import socket
 from collections.abc import AsyncIterator, Collection
 from typing import Any
@@ -20,9 +19,10 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from bus import Bus, BusError
+from bus import Bus, BusError, subjects
+from bus.logfile import LogRecord
 from bus.payloads import Answer, Chat, Control, Final, Payload, Presence, Rating
-from bus.runlog import LogRecord, fetch_run, follow_run
+from bus.runlog import fetch_run, follow_run
 from roles.human_gate import HEARTBEAT_S
 from society.errors import ServerUnreachable
 from society.human.commands import (
@@ -43,7 +43,6 @@ from society.human.transcript import describe, render
 
 __all__ = ["HumanSession", "cancel_all", "person_name"]
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 LOST_S = 10.0
 """How long the server may be unreachable before the session gives up."""
 
@@ -66,7 +65,7 @@ def person_name(name: str | None) -> str:
     """A name usable in a sender (``human/<name>``): the login name by default."""
     if not name:
         name = os.environ.get("USER") or os.environ.get("LOGNAME") or "human"
-    return _UNSAFE.sub("-", name).strip("-")[:40] or "human"
+    return subjects.safe_token(name, max_len=40, fallback="human")
 
 
 class HumanSession:

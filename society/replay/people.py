@@ -18,8 +18,8 @@ from types import TracebackType
 import structlog
 
 from bus import Bus, BusError, ConnectOptions, Envelope, subjects
+from bus.logfile import LogRecord
 from bus.payloads import Goal
-from bus.runlog import LogRecord
 from society.replay.compare import Places
 
 __all__ = ["PeopleReplay", "said_by_people"]

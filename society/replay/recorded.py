@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from bus import Envelope
+from bus.logfile import LogRecord
 from bus.payloads import ExecRequest, ExecResult, Goal, TaskResult, Usage
-from bus.runlog import LogRecord
 from society.errors import RunError
 from society.models.replay import RecordedAnswer, RecordedCalls
 from society.scenario import Scenario

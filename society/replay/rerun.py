@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from rich.console import Console
 
 from bus import ConnectOptions, Envelope
-from bus.runlog import LogRecord, read_jsonl
+from bus.logfile import LogRecord, read_jsonl
 from society.errors import RunError
 from society.replay.compare import Divergence, first_divergence
 from society.replay.people import PeopleReplay

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bus import Bus, BusError, runlog, subjects
-from bus.runlog import LogProblem, LogRecord
+from bus import Bus, BusError, logfile, runlog, subjects
+from bus.logfile import LogProblem, LogRecord
 from society.errors import RunError
 from society.replay.bundle import INPUTS, is_bundle, open_bundle
 
@@ -97,7 +97,7 @@ def read_local(
     """Read a log file (or a bundle, unpacked into ``scratch``)."""
     if is_bundle(path):
         path = open_bundle(path, scratch) / "log.jsonl"
-    read = runlog.read_jsonl(path, on_problem=on_problem)
+    read = logfile.read_jsonl(path, on_problem=on_problem)
     return LogSource(read.records, str(path), path.parent, read.problems, read.stopped_at)
 
 

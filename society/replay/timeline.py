@@ -17,6 +17,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from bus import Envelope
+from bus.logfile import LogRecord
 from bus.payloads import (
     Answer,
     Chat,
@@ -39,7 +40,6 @@ from bus.payloads import (
     TaskResult,
     Usage,
 )
-from bus.runlog import LogRecord
 from society.colours import role_style
 
 __all__ = ["Entry", "Filter", "entries", "render", "summarize", "to_json", "tree"]

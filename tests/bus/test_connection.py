@@ -7,7 +7,7 @@ import asyncio
 import nats
 import pytest
 
-from bus import Bus, BusConnectError, BusTimeoutError, Envelope, runlog, subjects
+from bus import Bus, BusConnectError, Envelope, subjects
 from bus.payloads import Chat, DeadLetter, Goal
 from bus.subjects import Channel
 
@@ -98,44 +98,6 @@ async def test_queue_group_shares_without_loss_or_duplicates(nats_url: str, run_
         all_ids = received["w1"] + received["w2"]
         assert sorted(all_ids) == sorted(ids)  # none lost, none doubled
         assert received["w1"] and received["w2"]  # shared (p of failing: 2**-199)
-
-
-async def test_request_reply(nats_url: str, run_id: str) -> None:
-    async with Bus(nats_url, name="client") as client, Bus(nats_url, name="server") as server:
-
-        async def echo(env: Envelope) -> Envelope:
-            assert isinstance(env.payload, Chat)
-            return env.reply("echo/0", Chat(text=env.payload.text.upper()))
-
-        subject = subjects.subject(run_id, Channel.CHAT, "echo")
-        await server.serve(subject, echo)
-        await server.flush()
-        request = Envelope.new(run_id, "a/0", Chat(text="ping"))
-        reply = await client.request(request, subject, timeout=5)
-        assert reply.parent_id == request.id
-        assert reply.payload == Chat(text="PING")
-        with pytest.raises(BusTimeoutError):
-            await client.request(
-                request, subjects.subject(run_id, Channel.CHAT, "nobody"), timeout=0.5
-            )
-
-
-async def test_request_reply_on_a_subject_the_run_log_captures(nats_url: str, run_id: str) -> None:
-    """JetStream acknowledges a request stored in the run log; that is not the reply."""
-    async with Bus(nats_url, name="client") as client, Bus(nats_url, name="server") as server:
-        await runlog.ensure_stream(client)
-
-        async def echo(env: Envelope) -> Envelope:
-            return env.reply("echo/0", Chat(text="pong"))
-
-        subject = subjects.subject(run_id, Channel.CHAT, "echo")
-        await server.serve(subject, echo)
-        await server.flush()
-        for _ in range(20):
-            request = Envelope.new(run_id, "a/0", Chat(text="ping"))
-            reply = await client.request(request, subject, timeout=5)
-            assert reply.parent_id == request.id and reply.payload == Chat(text="pong")
-        assert client.dead_letters == 0
 
 
 async def test_malformed_message_is_dead_lettered_and_subscriber_survives(

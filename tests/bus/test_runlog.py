@@ -9,7 +9,7 @@ import nats
 import pytest
 
 from bus import Bus, Envelope, runlog
-from bus.runlog import LogRecord, read_jsonl, write_jsonl
+from bus.logfile import LogRecord, read_jsonl, write_jsonl
 
 from .samples import SAMPLES
 

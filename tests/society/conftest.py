@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from bus.runlog import LogRecord, read_jsonl
+from bus.logfile import LogRecord, read_jsonl
 from society.runner import RunOptions, RunOutcome, run_scenario
 from society.scenario import load_scenario
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import docker
 import pytest
 
+from bus.logfile import read_jsonl
 from bus.payloads import Answer, Control, Final
-from bus.runlog import read_jsonl
 from bus.server import free_port
 from sandbox.labels import RUN
 from tests.proc import alive

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bus import Envelope
 from bus import payloads as p
-from bus.runlog import LogRecord, write_jsonl
+from bus.logfile import LogRecord, write_jsonl
 
 RUN = "synthetic-run"
 
