@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 # bench/bus.py and bench/sandbox.py shadow the packages of those names: drop bench/ from the path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
@@ -30,15 +31,16 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog, subjects  # noqa: E402
 from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec  # noqa: E402
 from bus.subjects import Channel  # noqa: E402
-from roles.base import Role, RoleContext  # noqa: E402
-from roles.manager.budget import BudgetSettings  # noqa: E402
+from roles.base import Role  # noqa: E402
+from roles.budget import BudgetSettings  # noqa: E402
+from roles.context import RoleContext, RoleDeps  # noqa: E402
 from roles.manager.manager import Manager  # noqa: E402
 from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
 from roles.worker import WorkerRole  # noqa: E402
 from society.logs import configure_logging  # noqa: E402
 
 
-class Echo(WorkerRole):
+class Echo(WorkerRole[RoleSettings]):
     """A trivial role: ``work_ms`` of CPU, then the task's outputs."""
 
     name = "echo"
@@ -57,10 +59,9 @@ class Echo(WorkerRole):
         )
 
 
-def echo(run_id: str, url: str, concurrency: int, instance: str) -> Role:
-    ctx = RoleContext(run_id, ConnectOptions.from_url(url), RoleSettings(concurrency=concurrency))
-    ctx.instance = instance
-    return Echo(ctx)
+def echo(run_id: str, url: str, concurrency: int, instance: str) -> Role[Any]:
+    settings = RoleSettings(concurrency=concurrency)
+    return Echo(RoleContext(run_id, ConnectOptions.from_url(url), settings, instance))
 
 
 async def serve_worker(args: argparse.Namespace) -> None:
@@ -85,13 +86,13 @@ async def run_once(
             run_id,
             ConnectOptions.from_url(url),
             ManagerSettings(duplicate_threshold=100.0, task_timeout_s=3600),
-            extras={
-                "capacity": {"echo": concurrency},
-                "budgets": BudgetSettings(calls=None, wall_s=None, sandbox_s=None),
-            },
+            deps=RoleDeps(
+                capacity={"echo": concurrency},
+                budgets=BudgetSettings(calls=None, wall_s=None, sandbox_s=None),
+            ),
         )
     )
-    here: list[Role] = []
+    here: list[Role[Any]] = []
     procs: list[asyncio.subprocess.Process] = []
     if processes == 0:
         Echo.work_ms = work_ms

@@ -31,8 +31,8 @@ from autogen_core.models import LLMMessage, RequestUsage, UserMessage  # noqa: E
 from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog, subjects  # noqa: E402
 from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec  # noqa: E402
 from bus.subjects import Channel  # noqa: E402
-from roles.base import RoleContext  # noqa: E402
-from roles.manager.budget import BudgetSettings  # noqa: E402
+from roles.budget import BudgetSettings  # noqa: E402
+from roles.context import RoleContext, RoleDeps  # noqa: E402
 from roles.manager.manager import Manager  # noqa: E402
 from roles.model_access import ModelAccess  # noqa: E402
 from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
@@ -61,13 +61,13 @@ class LatencyClient(OfflineClient):
         return "ok", RequestUsage(prompt_tokens=10, completion_tokens=1)
 
 
-class Worker(WorkerRole):
+class Worker(WorkerRole[RoleSettings]):
     """A trivial role: one model call per task."""
 
     name = "worker"
 
     async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
-        await self.call_model(
+        await self.calls.call(
             [UserMessage(content=assignment.task.id, source="bench")],
             parent=env,
             task_id=assignment.task.id,
@@ -141,14 +141,16 @@ async def run_once(
             run_id,
             connect,
             ManagerSettings(duplicate_threshold=100.0, task_timeout_s=3600),
-            extras={
-                "capacity": {"worker": concurrency},
-                "budgets": BudgetSettings(calls=None, wall_s=None, sandbox_s=None),
-            },
+            deps=RoleDeps(
+                capacity={"worker": concurrency},
+                budgets=BudgetSettings(calls=None, wall_s=None, sandbox_s=None),
+            ),
         )
     )
     worker = Worker(
-        RoleContext(run_id, connect, RoleSettings(concurrency=concurrency), model=model)
+        RoleContext(
+            run_id, connect, RoleSettings(concurrency=concurrency), deps=RoleDeps(model=model)
+        )
     )
     done = asyncio.Event()
     final: list[Final] = []

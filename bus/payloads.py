@@ -9,7 +9,7 @@ that ``society schema`` publishes for agents written in other languages.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -129,8 +129,10 @@ class Plan(_Payload):
     """Concrete, checkable criteria for the goal being met."""
     tasks: list[TaskSpec] = []
     rationale: str = ""
+    status: Literal["proposed", "failed", "budget_exhausted"] = "proposed"
+    """``failed`` or ``budget_exhausted`` when the planner could not produce a plan."""
     error: str | None = None
-    """Set when the planner could not produce a plan (the reason)."""
+    """Why the planner could not produce a plan."""
 
 
 class PlanDecision(_Payload):
@@ -181,7 +183,8 @@ class TaskResult(_Payload):
     task_id: str
     role: str
     attempt: int = 1
-    status: Literal["done", "failed", "cancelled"]
+    status: Literal["done", "failed", "cancelled", "budget_exhausted"]
+    """``budget_exhausted``: a budget stopped the task (the manager ends the run)."""
     outputs: dict[str, JsonValue] = {}
     artifacts: list[Artifact] = []
     error: str | None = None
@@ -256,6 +259,10 @@ class Chat(_Payload):
     to: str | None = None
     """Addressed role, or None for everyone."""
     by: str | None = None
+    """The person who said it (None for a role)."""
+    intent: Literal["remark", "question", "reply", "notice"] = "remark"
+    """A remark (goes into the addressee's next prompt), a question to a role, the reply
+    to one (``parent_id`` names the question), or a notice for people only."""
 
 
 class Rating(_Payload):
@@ -393,24 +400,5 @@ Payload = Annotated[
     Field(discriminator="type"),
 ]
 
-PAYLOAD_TYPES: tuple[type[_Payload], ...] = (
-    Goal,
-    PlanRequest,
-    Plan,
-    PlanDecision,
-    TaskAssignment,
-    TaskResult,
-    ExecRequest,
-    ExecResult,
-    Question,
-    Answer,
-    Chat,
-    Rating,
-    Critique,
-    Lesson,
-    Usage,
-    Control,
-    Presence,
-    Final,
-    DeadLetter,
-)
+PAYLOAD_TYPES: tuple[type[_Payload], ...] = get_args(get_args(Payload)[0])
+"""Every payload class, in the union's order."""

@@ -10,25 +10,26 @@ serves back instead of running Docker.
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol
 
 from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
 from pydantic import JsonValue
 
 from bus import Envelope
-from bus.payloads import Artifact, ExecRequest, ExecResult, TaskAssignment, TaskResult, Usage
-from roles.budget_guard import BudgetGuard
+from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
 from roles.errors import TaskFailed
+from roles.execution import CodeRunner, ExecutionResult, to_payload
 from roles.settings import CoderSettings
 from roles.structured import AnswerInvalid, extract_code
 from roles.worker import WorkerRole
 
-__all__ = ["CodeRunner", "Coder", "ExecutionLike", "read_outputs"]
+__all__ = ["Coder", "read_outputs"]
+
+LOG_FILE_CAP = 256_000
+"""Files larger than this (bytes) are kept as artifacts but not copied into the log."""
 
 SYSTEM = """You are the coder of a team of AI agents. You write one self-contained Python 3
 program for a task. It runs in a sandbox with no network, in a working folder that holds
@@ -40,44 +41,7 @@ one ```python fenced block."""
 RESERVED = frozenset({"inputs.json", "outputs.json"})
 
 
-class ExecutionLike(Protocol):
-    """What a sandbox execution returns (see `sandbox.ExecutionResult`)."""
-
-    @property
-    def exit_code(self) -> int | None: ...
-    @property
-    def stdout(self) -> str: ...
-    @property
-    def stderr(self) -> str: ...
-    @property
-    def stdout_truncated(self) -> bool: ...
-    @property
-    def stderr_truncated(self) -> bool: ...
-    @property
-    def wall_s(self) -> float: ...
-    @property
-    def timed_out(self) -> bool: ...
-    @property
-    def oom_killed(self) -> bool: ...
-    @property
-    def files(self) -> Mapping[str, bytes]: ...
-    @property
-    def files_dropped(self) -> list[str]: ...
-    @property
-    def error(self) -> str | None: ...
-
-
-class CodeRunner(Protocol):
-    """Runs code in isolation (the sandbox, or replay of recorded results)."""
-
-    async def execute(
-        self, code: str, files: dict[str, bytes] | None = None, timeout_s: float | None = None
-    ) -> ExecutionLike:
-        """Run ``code`` with ``files`` in its working folder."""
-        ...
-
-
-def read_outputs(outputs: list[str], run: ExecutionLike) -> dict[str, JsonValue]:
+def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValue]:
     """The task's outputs from ``outputs.json``, else the printed value of a single output."""
     raw = run.files.get("outputs.json")
     if raw is not None:
@@ -111,7 +75,7 @@ def _tail(text: str, n: int = 2000) -> str:
     return text if len(text) <= n else "…" + text[-n:]
 
 
-class Coder(WorkerRole):
+class Coder(WorkerRole[CoderSettings]):
     """Does coding tasks in the sandbox."""
 
     name = "coder"
@@ -119,22 +83,21 @@ class Coder(WorkerRole):
     @property
     def runner(self) -> CodeRunner:
         """The sandbox (given by whoever started the role)."""
-        runner = self.ctx.extras.get("sandbox")
+        runner = self.deps.code
         if runner is None:
             msg = "no sandbox is available to run code"
             raise TaskFailed(msg)
-        return runner  # type: ignore[no-any-return]
+        return runner
 
     async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """Write, run and fix code until it produces the outputs (bounded attempts)."""
-        settings = self.ctx.settings
-        assert isinstance(settings, CoderSettings)
+        settings = self.settings
         task = assignment.task
         convo = self.prompt(assignment)
         inputs = json.dumps(assignment.inputs, ensure_ascii=False).encode()
         problem = ""
         for attempt in range(1, settings.max_attempts + 1):
-            reply = await self.call_model(convo, parent=env, task_id=task.id)
+            reply = await self.calls.call(convo, parent=env, task_id=task.id)
             convo.append(AssistantMessage(content=reply.text, source=self.name))
             try:
                 code = extract_code(reply.text)
@@ -168,53 +131,30 @@ class Coder(WorkerRole):
 
     async def _execute(
         self, env: Envelope, task_id: str, code: str, files: dict[str, bytes]
-    ) -> ExecutionLike:
-        settings = self.ctx.extras.get("sandbox_timeout_s")
-        timeout = float(settings) if settings else 30.0
+    ) -> ExecutionResult:
+        timeout = self.deps.sandbox_timeout_s
         req_id = await self.send(
             ExecRequest(code=code, input_files=sorted(files), timeout_s=timeout),
             parent=env,
             task_id=task_id,
         )
-        guard = self.ctx.extras.get("guard")
-        held = guard.reserve_sandbox(timeout) if isinstance(guard, BudgetGuard) else None
+        guard = self.deps.guard
+        held = guard.reserve_sandbox(timeout) if guard is not None else None
         try:
             run = await self.runner.execute(code, files, timeout)
         finally:
-            if held is not None and isinstance(guard, BudgetGuard):
+            if guard is not None and held is not None:
                 guard.release(held)
-        if held is not None and isinstance(guard, BudgetGuard):
+        if guard is not None:
             guard.add_sandbox(run.wall_s)
-        cap = int(self.ctx.extras.get("log_file_cap", 256_000))
-        logged = {
-            name: base64.b64encode(data).decode()
-            for name, data in run.files.items()
-            if len(data) <= cap
-        }
-        await self.send(
-            ExecResult(
-                exit_code=run.exit_code,
-                stdout=run.stdout,
-                stderr=run.stderr,
-                stdout_truncated=run.stdout_truncated,
-                stderr_truncated=run.stderr_truncated,
-                wall_s=round(run.wall_s, 6),
-                timed_out=run.timed_out,
-                oom_killed=run.oom_killed,
-                files=logged,
-                files_dropped=list(run.files_dropped),
-                error=run.error,
-            ),
-            parent=req_id,
-            task_id=task_id,
-        )
+        await self.send(to_payload(run, LOG_FILE_CAP), parent=req_id, task_id=task_id)
         await self.send(
             Usage(kind="sandbox", sandbox_s=round(run.wall_s, 6)), parent=req_id, task_id=task_id
         )
         return run
 
     @staticmethod
-    def _problem(run: ExecutionLike) -> str:
+    def _problem(run: ExecutionResult) -> str:
         if run.error:
             return f"the sandbox failed: {run.error}"
         if run.timed_out:
@@ -263,7 +203,7 @@ class Coder(WorkerRole):
                 else "{}"
             ),
         ]
-        notes = assignment.notes + self.take_remarks()
+        notes = assignment.notes + self.talk.take_remarks()
         if notes:
             parts.append("Keep in mind:\n- " + "\n- ".join(notes))
         return [

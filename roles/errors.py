@@ -3,7 +3,7 @@
 RoleError
 ├── ModelAnswerError    a model answer did not validate after every try
 ├── TaskFailed          a task could not be done (the reason goes in the result)
-└── BudgetExceeded      a budget is spent (carries the numbers)
+└── BudgetExceeded      a budget is spent (name, limit, used; a typed stop, never a string)
 
 ModelCallError          a model client's failure whose message is already the whole reason
                         (the replay client raises it with the recorded reason)
@@ -46,7 +46,22 @@ class TaskFailed(RoleError):
 
 
 class BudgetExceeded(RoleError):
-    """A budget is spent."""
+    """A budget is spent (``extra`` unset), or the next step would cross it (``extra``:
+    what that step would use). ``reason`` is the sentence a final message gives."""
+
+    def __init__(self, name: str, limit: float, used: float, extra: float | None = None) -> None:
+        self.name = name
+        self.limit = limit
+        self.used = used
+        self.extra = extra
+        if extra is None:
+            self.reason = f"budget {name}={limit:,g} is spent (used {used:,.6g})"
+        else:
+            self.reason = (
+                f"the next step would exceed {name}={limit:,g} "
+                f"(used and in flight {used:,.6g}, this step up to {extra:,.6g})"
+            )
+        super().__init__(f"budget exhausted: {self.reason}")
 
 
 class ModelCallError(Exception):

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -27,14 +26,10 @@ import structlog
 from bus import Bus, Envelope, subjects
 from bus.payloads import Answer, Chat, Presence, Question
 from bus.subjects import Channel
+from roles.presence import HumanPresence
 from roles.settings import HumanSettings
 
-__all__ = ["HEARTBEAT_S", "STALE_S", "HumanGate", "HumanPresence", "HumanReply", "QuestionKind"]
-
-HEARTBEAT_S = 10.0
-"""How often an attached person's client says it is still there."""
-STALE_S = 3.5 * HEARTBEAT_S
-"""A person not heard from for this long counts as gone (their client died)."""
+__all__ = ["HumanGate", "HumanReply", "QuestionKind"]
 
 QuestionKind = Literal["question", "plan_approval", "escalation"]
 
@@ -58,26 +53,6 @@ class HumanReply:
     def defaulted(self) -> bool:
         """Whether nobody answered and the default applied."""
         return self.by == "default"
-
-
-class HumanPresence:
-    """Which people are attached, folded from their presence messages."""
-
-    def __init__(self, stale_s: float = STALE_S) -> None:
-        self.stale_s = stale_s
-        self._last: dict[str, float] = {}
-
-    def seen(self, person: str, status: str, now: float | None = None) -> None:
-        """Fold in one presence message of ``person``."""
-        if status == "down":
-            self._last.pop(person, None)
-        else:
-            self._last[person] = time.monotonic() if now is None else now
-
-    def attached(self, now: float | None = None) -> list[str]:
-        """The people heard from recently, sorted."""
-        t = time.monotonic() if now is None else now
-        return sorted(p for p, last in self._last.items() if t - last <= self.stale_s)
 
 
 def approval_of(kind: str, text: str, approved: bool | None) -> bool | None:

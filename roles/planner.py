@@ -1,4 +1,8 @@
-"""The planner: turns the goal into success criteria and a task graph (and revises it)."""
+"""The planner: turns the goal into success criteria and a task graph (and revises it), and
+answers other roles' questions about their tasks.
+
+Uses: the model (and budget guard), and long-term memory for lessons.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from bus.subjects import Channel
 from bus.workqueue import Delivery, QueueSpec
 from roles.base import Role
 from roles.errors import BudgetExceeded, ModelAnswerError, TaskFailed
-from roles.memory import Memory
+from roles.settings import PlannerSettings
 
 __all__ = ["PlanAnswer", "Planner"]
 
@@ -47,14 +51,14 @@ class PlanAnswer(BaseModel):
     rationale: str = ""
 
 
-class Planner(Role):
+class Planner(Role[PlannerSettings]):
     """Answers plan requests with plans."""
 
     name = "planner"
 
     def queues(self) -> list[QueueSpec]:
         """Plan requests, through a work queue shared by planner instances."""
-        parallel = self.ctx.settings.concurrency
+        parallel = self.settings.concurrency
         return [QueueSpec("plan-request", (Channel.PLAN_REQUEST,), parallel=parallel)]
 
     async def handle(self, env: Envelope) -> None:
@@ -67,15 +71,22 @@ class Planner(Role):
         request = delivery.envelope.payload
         if isinstance(request, PlanRequest):
             reason = f"no planner finished it in {delivery.deliveries - 1} deliveries"
-            await self.send(Plan(revision=request.revision, error=reason), parent=delivery.envelope)
+            failed = Plan(revision=request.revision, status="failed", error=reason)
+            await self.send(failed, parent=delivery.envelope)
 
     async def _plan(self, env: Envelope, request: PlanRequest) -> None:
         try:
-            answer = await self.ask_structured(
+            answer = await self.calls.structured(
                 self.prompt(request), PlanAnswer, what="plan", parent=env, task_id=None
             )
-        except (ModelAnswerError, TaskFailed, BudgetExceeded) as exc:
-            await self.send(Plan(revision=request.revision, error=str(exc)), parent=env)
+        except (ModelAnswerError, TaskFailed) as exc:
+            await self.send(
+                Plan(revision=request.revision, status="failed", error=str(exc)), parent=env
+            )
+            return
+        except BudgetExceeded as exc:
+            stopped = Plan(revision=request.revision, status="budget_exhausted", error=exc.reason)
+            await self.send(stopped, parent=env)
             return
         criteria = request.success_criteria or answer.success_criteria
         await self.send(
@@ -95,11 +106,11 @@ class Planner(Role):
             UserMessage(content=f"The {env.role} asks: {chat.text}", source=env.role),
         ]
         try:
-            reply = await self.call_model(prompt, parent=env, task_id=env.task_id)
+            reply = await self.calls.call(prompt, parent=env, task_id=env.task_id)
             text = reply.text
         except (ModelAnswerError, TaskFailed) as exc:
             text = f"(the planner could not answer: {exc})"
-        await self.say(Chat(text=text, to=env.role), parent=env, task_id=env.task_id)
+        await self.talk.reply(env, text)
 
     def prompt(self, request: PlanRequest) -> list[LLMMessage]:
         """The messages for a plan request."""
@@ -124,7 +135,7 @@ class Planner(Role):
         lessons = self._lessons(request.goal)
         if lessons:
             parts.append("Lessons from earlier work:\n- " + "\n- ".join(lessons))
-        parts += self.take_remarks()
+        parts += self.talk.take_remarks()
         parts.append(f"This is plan revision {request.revision}. Answer with the JSON object.")
         return [
             self.system_prompt(SYSTEM),
@@ -132,8 +143,7 @@ class Planner(Role):
         ]
 
     def _lessons(self, goal: str) -> list[str]:
-        memory = self.ctx.extras.get("memory")
-        if not isinstance(memory, Memory):
+        memory = self.deps.memory
+        if memory is None:
             return []
-        recall = int(self.ctx.extras.get("recall", 3))
-        return [hit.text for hit in memory.search(goal, recall, before_run=self.run_id)]
+        return [hit.text for hit in memory.search(goal, self.deps.recall, before_run=self.run_id)]

@@ -1,26 +1,51 @@
 """The reflector: turns failed tasks, critiques and human ratings into lessons in
-long-term memory, which the planner and the manager recall into later prompts."""
+long-term memory, which the planner and the manager recall into later prompts.
+
+Uses: long-term memory (without one it still announces its lessons on the bus).
+"""
 
 from __future__ import annotations
 
+from typing import assert_never
+
 from bus import Envelope, subjects
-from bus.payloads import Critique, Final, Lesson, Rating, TaskAssignment, TaskResult
+from bus.payloads import (
+    Answer,
+    Chat,
+    Control,
+    Critique,
+    DeadLetter,
+    ExecRequest,
+    ExecResult,
+    Final,
+    Goal,
+    Lesson,
+    Plan,
+    PlanDecision,
+    PlanRequest,
+    Presence,
+    Question,
+    Rating,
+    TaskAssignment,
+    TaskResult,
+    Usage,
+)
 from bus.subjects import Channel
-from roles.base import Role, RoleContext
-from roles.memory import Memory
+from roles.base import Role
+from roles.context import RoleContext
+from roles.settings import ReflectorSettings
 
 __all__ = ["Reflector"]
 
 
-class Reflector(Role):
+class Reflector(Role[ReflectorSettings]):
     """Writes lessons; the memory outlives the run (a folder shared across runs)."""
 
     name = "reflector"
 
-    def __init__(self, ctx: RoleContext) -> None:
+    def __init__(self, ctx: RoleContext[ReflectorSettings]) -> None:
         super().__init__(ctx)
-        memory = ctx.extras.get("memory")
-        self.memory = memory if isinstance(memory, Memory) else None
+        self.memory = ctx.deps.memory
         self.goal = ""
         self.tasks: dict[str, str] = {}
 
@@ -45,21 +70,23 @@ class Reflector(Role):
                 self.tasks[p.task.id] = p.task.description
                 if not self.goal:
                     self.goal = p.goal
-            case TaskResult() if p.status == "failed":
-                desc = self.tasks.get(p.task_id, p.task_id)
-                await self.learn(
-                    f"A {p.role} task like '{desc[:160]}' failed: {(p.error or '')[:300]}. "
-                    "Next time check this cause first and plan around it.",
-                    task_kind=p.role,
-                    parent=env,
-                )
-            case Critique() if p.verdict != "ok":
-                await self.learn(
-                    f"The critic found a {p.verdict} ({p.detector}) while working on "
-                    f"'{self.goal[:160]}': {p.summary}. {p.recommendation}",
-                    task_kind="plan",
-                    parent=env,
-                )
+            case TaskResult():
+                if p.status == "failed":
+                    desc = self.tasks.get(p.task_id, p.task_id)
+                    await self.learn(
+                        f"A {p.role} task like '{desc[:160]}' failed: {(p.error or '')[:300]}. "
+                        "Next time check this cause first and plan around it.",
+                        task_kind=p.role,
+                        parent=env,
+                    )
+            case Critique():
+                if p.verdict != "ok":
+                    await self.learn(
+                        f"The critic found a {p.verdict} ({p.detector}) while working on "
+                        f"'{self.goal[:160]}': {p.summary}. {p.recommendation}",
+                        task_kind="plan",
+                        parent=env,
+                    )
             case Rating():
                 desc = self.tasks.get(p.task_id, p.task_id)
                 await self.learn(
@@ -68,14 +95,32 @@ class Reflector(Role):
                     parent=env,
                     kind="feedback",
                 )
-            case Final() if p.status != "succeeded":
-                await self.learn(
-                    f"A run on '{self.goal[:160]}' ended {p.status}: {p.reason[:300]}",
-                    task_kind="run",
-                    parent=env,
-                )
-            case _:
+            case Final():
+                if p.status != "succeeded":
+                    await self.learn(
+                        f"A run on '{self.goal[:160]}' ended {p.status}: {p.reason[:300]}",
+                        task_kind="run",
+                        parent=env,
+                    )
+            case (
+                Goal()
+                | PlanRequest()
+                | Plan()
+                | PlanDecision()
+                | ExecRequest()
+                | ExecResult()
+                | Question()
+                | Answer()
+                | Chat()
+                | Lesson()
+                | Usage()
+                | Control()
+                | Presence()
+                | DeadLetter()
+            ):
                 pass
+            case _:
+                assert_never(p)
 
     async def learn(
         self, text: str, *, task_kind: str, parent: Envelope, kind: str = "lesson"

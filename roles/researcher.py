@@ -1,12 +1,14 @@
-"""The researcher: answers a task with tools — long-term memory, a local document corpus,
-and a pluggable web search (off unless the scenario turns it on and one is given). It may
-ask the planner to clarify a task, and, when the scenario allows questions to the human,
-ask the person attached (the default answer leaves the decision to the researcher)."""
+"""The researcher: answers a task from its sources — long-term memory and a local document
+corpus. It may ask the planner to clarify a task, and, when the scenario allows questions
+to the human, ask the person attached (the default answer leaves the decision to it).
+
+Uses: the model (and budget guard), the corpus, long-term memory and its recall count.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Protocol
+from typing import Any
 
 from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
 from pydantic import BaseModel, ConfigDict, JsonValue, create_model, model_validator
@@ -14,11 +16,11 @@ from pydantic import BaseModel, ConfigDict, JsonValue, create_model, model_valid
 from bus import Envelope
 from bus.payloads import TaskAssignment, TaskResult
 from roles.errors import TaskFailed
-from roles.memory import Corpus, Hit, Memory
+from roles.memory import Hit
 from roles.settings import ResearcherSettings
 from roles.worker import WorkerRole
 
-__all__ = ["Researcher", "WebSearch", "answer_model"]
+__all__ = ["Researcher", "answer_model"]
 
 SYSTEM = """You are the researcher of a team of AI agents. You answer a task using the
 sources you are given (documents, lessons, search results) and your knowledge, say where
@@ -31,14 +33,6 @@ ASK_HUMAN = """If only the person you work for can decide (a preference, a choic
 options), you may instead ask them one question: {"ask_human": "your question"}"""
 
 NO_ANSWER = "(no answer: decide yourself)"
-
-
-class WebSearch(Protocol):
-    """A web search tool; none ships enabled (no network here), plug one in via extras."""
-
-    async def search(self, query: str, k: int) -> list[Hit]:
-        """Results for ``query``."""
-        ...
 
 
 class _Answer(BaseModel):
@@ -66,23 +60,17 @@ def answer_model(outputs: list[str]) -> type[_Answer]:
     return create_model("ResearchAnswer", __base__=_Answer, outputs=(out_model | None, None))
 
 
-class Researcher(WorkerRole):
+class Researcher(WorkerRole[ResearcherSettings]):
     """Does research tasks."""
 
     name = "researcher"
 
     def _sources(self, query: str) -> list[Hit]:
-        settings = self.ctx.settings
-        assert isinstance(settings, ResearcherSettings)
         hits: list[Hit] = []
-        corpus = self.ctx.extras.get("corpus")
-        if isinstance(corpus, Corpus):
-            hits += corpus.search(query, settings.max_hits)
-        memory = self.ctx.extras.get("memory")
-        if isinstance(memory, Memory):
-            hits += memory.search(
-                query, int(self.ctx.extras.get("recall", 3)), before_run=self.run_id
-            )
+        if self.deps.corpus is not None:
+            hits += self.deps.corpus.search(query, self.settings.max_hits)
+        if self.deps.memory is not None:
+            hits += self.deps.memory.search(query, self.deps.recall, before_run=self.run_id)
         return hits
 
     async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
@@ -90,15 +78,11 @@ class Researcher(WorkerRole):
         task = assignment.task
         query = f"{task.description} {' '.join(task.outputs)}"
         hits = self._sources(query)
-        settings = self.ctx.settings
-        web = self.ctx.extras.get("web_search")
-        if isinstance(settings, ResearcherSettings) and settings.web_search and web is not None:
-            hits += await web.search(query, settings.max_hits)
         schema = answer_model(task.outputs)
         convo = self.prompt(assignment, hits)
-        consults = settings.max_consults if isinstance(settings, ResearcherSettings) else 0
+        consults = self.settings.max_consults
         for _ in range(consults + 1):
-            answer = await self.ask_structured(
+            answer = await self.calls.structured(
                 convo, schema, what="research answer", parent=env, task_id=task.id
             )
             if answer.outputs is not None:
@@ -108,7 +92,7 @@ class Researcher(WorkerRole):
                 said = await self._ask_human(env, answer.ask_human)
             elif answer.ask is not None:
                 asked, source = {"ask": answer.ask}, "planner"
-                reply = await self.consult("planner", answer.ask, parent=env, task_id=task.id)
+                reply = await self.talk.consult("planner", answer.ask, parent=env, task_id=task.id)
                 said = f"The planner answered: {reply}"
             else:
                 break
@@ -153,7 +137,7 @@ class Researcher(WorkerRole):
                 "Sources:\n"
                 + "\n".join(f"[{h.kind or 'source'}: {h.source}] {h.text}" for h in hits)
             )
-        notes = assignment.notes + self.take_remarks()
+        notes = assignment.notes + self.talk.take_remarks()
         if notes:
             parts.append("Keep in mind:\n- " + "\n- ".join(notes))
         system = f"{SYSTEM}\n{ASK_HUMAN}" if self.human.settings.questions else SYSTEM

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-from typing import Any
+from typing import Any, Literal
 
 from bus import Envelope
 from bus.payloads import Control, TaskAssignment, TaskResult
 from bus.workqueue import Delivery, QueueSpec
-from roles.base import Role, RoleContext
+from roles.base import Role
+from roles.context import RoleContext, S
 from roles.errors import BudgetExceeded, ModelAnswerError, TaskFailed
 
 __all__ = ["WorkerRole"]
@@ -19,7 +20,7 @@ _TASK_KEY: contextvars.ContextVar[str | None] = contextvars.ContextVar("task_key
 """``task#attempt`` of the worker task the current coroutine serves."""
 
 
-class WorkerRole(Role):
+class WorkerRole(Role[S]):
     """A role that takes tasks from the work queue of ``task.<role>`` (shared by every
     instance, in this process or any other).
 
@@ -30,7 +31,7 @@ class WorkerRole(Role):
     ack wait.
     """
 
-    def __init__(self, ctx: RoleContext) -> None:
+    def __init__(self, ctx: RoleContext[S]) -> None:
         super().__init__(ctx)
         self._running: dict[str, asyncio.Task[Any]] = {}
         self._cancelled: set[str] = set()
@@ -38,13 +39,13 @@ class WorkerRole(Role):
 
     def queues(self) -> list[QueueSpec]:
         """This role's tasks, as many at once as its concurrency."""
-        return [QueueSpec.tasks(self.name, self.ctx.settings.concurrency)]
+        return [QueueSpec.tasks(self.name, self.settings.concurrency)]
 
     async def on_delivery(self, delivery: Delivery) -> None:
         """Do a delivered task; returning acknowledges it (after its result is stored)."""
         env = delivery.envelope
         if not isinstance(env.payload, TaskAssignment):
-            await self._dispatch(env)
+            await self.receive(env)
             return
         assignment = env.payload
         key = f"{assignment.task.id}#{assignment.attempt}"
@@ -75,10 +76,10 @@ class WorkerRole(Role):
         try:
             try:
                 result = await self.work(env, assignment)
-            except TaskFailed as exc:
+            except (TaskFailed, ModelAnswerError) as exc:
                 result = self.failed(assignment, str(exc))
-            except (ModelAnswerError, BudgetExceeded) as exc:
-                result = self.failed(assignment, str(exc))
+            except BudgetExceeded as exc:
+                result = self.failed(assignment, exc.reason, status="budget_exhausted")
             except asyncio.CancelledError:
                 if key in self._cancelled:  # told to stop: report it, and drop the delivery
                     await self.send(self._cancelled_result(assignment), parent=env, task_id=task.id)
@@ -108,13 +109,19 @@ class WorkerRole(Role):
             error="cancelled",
         )
 
-    def failed(self, assignment: TaskAssignment, reason: str) -> TaskResult:
-        """A failed result for ``assignment``."""
+    def failed(
+        self,
+        assignment: TaskAssignment,
+        reason: str,
+        *,
+        status: Literal["failed", "budget_exhausted"] = "failed",
+    ) -> TaskResult:
+        """A failed result for ``assignment`` (or one a budget stopped)."""
         return TaskResult(
             task_id=assignment.task.id,
             role=self.name,
             attempt=assignment.attempt,
-            status="failed",
+            status=status,
             error=reason,
         )
 

@@ -7,15 +7,19 @@ process) both build roles here, so a role is the same wherever it runs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bus import ConnectOptions
-from roles.base import Role, RoleContext
-from roles.budget_guard import BudgetGuard
-from roles.coder import Coder, CodeRunner
+from roles.base import Role
+from roles.budget import BudgetGuard
+from roles.coder import Coder
+from roles.context import RoleContext, RoleDeps
 from roles.critic.critic import Critic
+from roles.execution import CodeRunner
 from roles.manager.manager import Manager
 from roles.memory import Corpus, Memory
 from roles.planner import Planner
@@ -25,9 +29,17 @@ from roles.settings import RoleSettings
 from society.models.factory import ModelFactory
 from society.scenario import WORKER_ROLES, Scenario
 
-__all__ = ["ROLE_CLASSES", "Collaborators", "build_role", "capacity", "needs_model"]
+__all__ = [
+    "ROLE_CLASSES",
+    "Collaborators",
+    "SandboxFactory",
+    "build_role",
+    "capacity",
+    "docker_sandbox",
+    "needs_model",
+]
 
-ROLE_CLASSES: dict[str, type[Role]] = {
+ROLE_CLASSES: dict[str, type[Role[Any]]] = {
     "manager": Manager,
     "planner": Planner,
     "researcher": Researcher,
@@ -35,6 +47,17 @@ ROLE_CLASSES: dict[str, type[Role]] = {
     "critic": Critic,
     "reflector": Reflector,
 }
+
+
+SandboxFactory = Callable[[Scenario, str], AbstractAsyncContextManager[CodeRunner]]
+"""Makes a process's code runner, given the scenario and the run id."""
+
+
+def docker_sandbox(scenario: Scenario, run_id: str) -> AbstractAsyncContextManager[CodeRunner]:
+    """The hardened Docker sandbox pool (the default code runner), labelled with the run."""
+    from sandbox import Sandbox
+
+    return Sandbox(scenario.sandbox, label=run_id)
 
 
 @dataclass
@@ -74,31 +97,30 @@ def build_role(
     run_dir: Path,
     shared: Collaborators,
     concurrency: int | None = None,
-) -> Role:
+) -> Role[Any]:
     """One instance of role ``name`` for ``run_id`` (not started)."""
     settings: RoleSettings = getattr(scenario.roles, name)
     if concurrency is not None:
         settings = settings.model_copy(update={"concurrency": concurrency})
-    extras: dict[str, Any] = {
-        "memory": shared.memory,
-        "recall": scenario.roles.reflector.recall,
-        "guard": shared.guard,
-        "human": scenario.roles.human,
-    }
-    if name == "manager":
-        extras.update(capacity=capacity(scenario), budgets=scenario.budgets)
-    elif name == "researcher":
-        extras["corpus"] = shared.corpus
-    elif name == "coder":
-        extras.update(sandbox=shared.sandbox, sandbox_timeout_s=scenario.sandbox.timeout_s)
+    deps = RoleDeps(
+        model=factory.build(settings.model, name) if needs_model(name, scenario) else None,
+        guard=shared.guard,
+        memory=shared.memory,
+        recall=scenario.roles.reflector.recall,
+        human=scenario.roles.human,
+        corpus=shared.corpus,
+        code=shared.sandbox,
+        sandbox_timeout_s=scenario.sandbox.timeout_s,
+        budgets=scenario.budgets,
+        capacity=capacity(scenario),
+    )
     ctx = RoleContext(
         run_id=run_id,
         connect=connect,
         settings=settings,
         instance=instance,
-        model=factory.build(settings.model, name) if needs_model(name, scenario) else None,
         run_dir=run_dir,
-        extras=extras,
+        deps=deps,
         delivery=scenario.delivery,
         presence=scenario.presence,
     )

@@ -102,9 +102,10 @@ def replay(
         if rerun or fork_at is not None:
             _rerun_or_fork(
                 src,
-                RunOptions(nats_url=nats, runs_dir=runs_dir, live=True, pace=pace),
+                RunOptions(nats_url=nats, runs_dir=runs_dir, live=True),
                 fork_at,
                 changed,
+                pace=pace,
             )
             return
         all_entries = entries(src.records)
@@ -115,16 +116,21 @@ def replay(
 
 
 def _rerun_or_fork(
-    src: LogSource, options: RunOptions, fork_at: int | None, changed: Scenario | None
+    src: LogSource,
+    options: RunOptions,
+    fork_at: int | None,
+    changed: Scenario | None,
+    *,
+    pace: bool,
 ) -> None:
     from society.replay import rerun as reruns
     from society.replay import view
 
     if fork_at is not None:
-        outcome = guarded(lambda: reruns.fork(src, fork_at, options, changed, err))
+        outcome = guarded(lambda: reruns.fork(src, fork_at, options, changed, err, pace=pace))
         out.print(f"fork of {src.run_id}@{fork_at}: run {outcome.run_id} in {outcome.run_dir}")
         raise typer.Exit(outcome.exit_code)
-    report = guarded(lambda: reruns.rerun(src, options, err))
+    report = guarded(lambda: reruns.rerun(src, options, err, pace=pace))
     view.show_divergence(report.divergence, out)
     out.print(f"re-run {report.outcome.run_id}: {report.outcome.log_path}", highlight=False)
     raise typer.Exit(0 if report.identical else EXIT_FAILED)

@@ -31,14 +31,15 @@ _STYLE = {
 
 
 def spend(state: RunState) -> dict[str, float]:
-    """What the run has used, by budget name."""
+    """What the run has used, by budget name (the names of `BudgetSettings.limits`)."""
+    s = state.spend
     return {
         "wall_s": state.wall_s,
-        "tokens": state.tokens_in + state.tokens_out,
-        "cost": state.cost,
-        "calls": state.calls,
-        "sandbox_s": state.sandbox_s,
-        "replans": state.replans,
+        "tokens": s.tokens,
+        "cost": s.cost,
+        "calls": s.calls,
+        "sandbox_s": s.sandbox_s,
+        "replans": s.replans,
     }
 
 

@@ -1,8 +1,14 @@
-"""`RunState`: what the live view and the summary show, folded from the run's messages."""
+"""`RunState`: what the live view and the summary show, folded from the run's messages.
+
+Spend is folded with `roles.budget.Spend`, as the manager's budget tracker folds it, so
+the view shows the numbers the budgets are enforced on; event lines come from
+`society.describe`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import assert_never
 
 from bus import Envelope
 from bus.payloads import (
@@ -10,8 +16,12 @@ from bus.payloads import (
     Chat,
     Control,
     Critique,
+    DeadLetter,
+    ExecRequest,
     ExecResult,
     Final,
+    Goal,
+    Lesson,
     Plan,
     PlanDecision,
     PlanRequest,
@@ -22,6 +32,8 @@ from bus.payloads import (
     TaskResult,
     Usage,
 )
+from roles.budget import Spend
+from society.describe import describe
 
 __all__ = ["RunState", "TaskView"]
 
@@ -46,12 +58,7 @@ class RunState:
     tasks: dict[str, TaskView] = field(default_factory=dict)
     revision: int = 0
     plan_tries: int = 0
-    replans: int = 0
-    calls: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float = 0.0
-    sandbox_s: float = 0.0
+    spend: Spend = field(default_factory=Spend)
     messages: int = 0
     in_flight: int = 0
     max_in_flight: int = 0
@@ -61,6 +68,36 @@ class RunState:
     first_ts: int | None = None
     last_ts: int | None = None
     _running: set[str] = field(default_factory=set)
+
+    @property
+    def calls(self) -> int:
+        """Model calls answered."""
+        return self.spend.calls
+
+    @property
+    def tokens_in(self) -> int:
+        """Prompt tokens."""
+        return self.spend.tokens_in
+
+    @property
+    def tokens_out(self) -> int:
+        """Answer tokens."""
+        return self.spend.tokens_out
+
+    @property
+    def cost(self) -> float:
+        """Money spent on models."""
+        return self.spend.cost
+
+    @property
+    def sandbox_s(self) -> float:
+        """Seconds of code execution."""
+        return self.spend.sandbox_s
+
+    @property
+    def replans(self) -> int:
+        """Plan revisions after the first (not counting refused tries)."""
+        return self.spend.replans
 
     def event(self, text: str) -> str:
         """Remember a notable event (the view shows the last few)."""
@@ -77,24 +114,15 @@ class RunState:
         match p:
             case PlanRequest():
                 if p.reason not in ("initial", "invalid"):
-                    self.replans += 1
-                    return self.event(f"replan {p.revision} ({p.reason}): {p.critique or ''}"[:200])
-                return None
+                    self.spend.replans += 1
             case Plan():
-                if p.error:
-                    return self.event(f"planner failed: {p.error}"[:200])
-                self.revision = p.revision
-                self.plan_tries += 1
-                for t in p.tasks:
-                    prev = self.tasks.get(t.id)
-                    if prev is None or prev.state != "done":
-                        self.tasks[t.id] = TaskView(t.id, t.role, t.description)
-                return self.event(f"plan {p.revision}: {len(p.tasks)} tasks")
-            case PlanDecision():
-                if p.accepted:
-                    merged = f", merged {p.merged}" if p.merged else ""
-                    return self.event(f"plan {p.revision} accepted{merged}")
-                return self.event(f"plan {p.revision} refused: {'; '.join(p.errors)}"[:300])
+                if not p.error:
+                    self.revision = p.revision
+                    self.plan_tries += 1
+                    for t in p.tasks:
+                        prev = self.tasks.get(t.id)
+                        if prev is None or prev.state != "done":
+                            self.tasks[t.id] = TaskView(t.id, t.role, t.description)
             case TaskAssignment():
                 view = self.tasks.setdefault(
                     p.task.id, TaskView(p.task.id, p.task.role, p.task.description)
@@ -103,7 +131,6 @@ class RunState:
                 self._running.add(p.task.id)
                 self.in_flight = len(self._running)
                 self.max_in_flight = max(self.max_in_flight, self.in_flight)
-                return self.event(f"▶ {p.task.id} ({p.task.role}) attempt {p.attempt}")
             case TaskResult():
                 self._running.discard(p.task_id)
                 self.in_flight = len(self._running)
@@ -111,54 +138,31 @@ class RunState:
                 if done is not None:
                     done.state = p.status
                     done.note = (p.error or p.summary or "")[:120]
-                mark = {"done": "✓", "failed": "✗"}.get(p.status, "■")
-                detail = f": {p.error}" if p.error else ""
-                return self.event(f"{mark} {p.task_id} {p.status}{detail}"[:200])
-            case ExecResult():
-                if p.exit_code == 0 and not p.error:
-                    return None
-                why = p.error or ("timed out" if p.timed_out else f"exit {p.exit_code}")
-                last = (p.stderr.strip().splitlines() or [""])[-1]
-                return self.event(f"  {env.task_id}: code failed ({why}) {last}"[:200])
             case Usage():
-                if p.kind == "model" and p.answer is None:
-                    return None  # failed or cancelled: not an answered call
-                if p.kind == "model":
-                    self.calls += 1
-                    self.tokens_in += p.tokens_in
-                    self.tokens_out += p.tokens_out
-                    self.cost += p.cost
-                else:
-                    self.sandbox_s += p.sandbox_s
-                return None
+                self.spend.add_usage(p)
             case Critique():
                 self.critiques.append(p)
-                return self.event(f"critic: {p.detector} → {p.verdict}: {p.summary}"[:200])
-            case Question():
-                first = (p.text.splitlines() or [""])[0]
-                return self.event(
-                    f"question {p.question_id} for the human ({p.kind.replace('_', ' ')}, "
-                    f"default {p.default!r} after {p.timeout_s:g}s): {first}"[:300]
-                )
-            case Answer() if p.by == "default":
-                return self.event(f"no answer to {p.question_id}: {p.note}"[:300])
-            case Answer():
-                verdict = {True: "approves", False: "rejects", None: "answers"}[p.approved]
-                said = f": {p.text}" if p.text and p.text != "approve" else ""
-                return self.event(f"{p.by} {verdict} {p.question_id}{said}"[:300])
-            case Chat() if env.role == "human" or p.to == "human":
-                return self.event(f"{p.by or env.role} → {p.to or 'everyone'}: {p.text}"[:300])
-            case Rating():
-                return self.event(f"{p.by} rates {p.task_id} {p.score}/5 {p.comment}"[:200])
-            case Presence() if p.role == "human" and p.status != "heartbeat":
-                return self.event(f"{env.instance} {'attached' if p.status == 'up' else 'left'}")
-            case Control():
-                return self.event(f"control: {p.action} {p.reason}"[:200])
             case Final():
                 self.final = p
-                return self.event(f"final: {p.status} {p.reason}"[:200])
+            case (
+                Goal()
+                | PlanDecision()
+                | ExecRequest()
+                | ExecResult()
+                | Question()
+                | Answer()
+                | Chat()
+                | Rating()
+                | Lesson()
+                | Control()
+                | Presence()
+                | DeadLetter()
+            ):
+                pass
             case _:
-                return None
+                assert_never(p)
+        line = describe(p, env).event
+        return self.event(line) if line is not None else None
 
     @property
     def wall_s(self) -> float:

@@ -14,7 +14,6 @@ With ``workers="external"`` it starts only the manager: the other roles are
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import secrets
 import shutil
@@ -23,29 +22,24 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
-import structlog
 from rich.console import Console
 
-from bus import (
-    Bus,
-    BusError,
-    ConnectOptions,
-    EmbeddedServer,
-    Envelope,
-    logfile,
-    runlog,
-    subjects,
-    workqueue,
-)
-from bus.payloads import Control, Final, Goal
+from bus import ConnectOptions, EmbeddedServer, logfile, subjects
+from bus.payloads import Final, Goal
 from roles.base import Role
-from roles.budget_guard import BudgetGuard
-from roles.coder import CodeRunner
+from roles.budget import BudgetGuard
+from roles.execution import CodeRunner
 from roles.memory import Corpus, Memory
 from society.artifacts import restore_artifacts
-from society.assembly import ROLE_CLASSES, Collaborators, build_role
+from society.assembly import (
+    ROLE_CLASSES,
+    Collaborators,
+    SandboxFactory,
+    build_role,
+    docker_sandbox,
+)
 from society.connect import connect_options
 from society.errors import ModelConfigError, RunError
 from society.human import human_in_run
@@ -53,24 +47,22 @@ from society.live import LiveView, render_summary
 from society.models.factory import ModelFactory
 from society.models.prices import price_for
 from society.models.spec import ModelSpec
+from society.observer import RunObserver
 from society.progress import RunState
 from society.redact import redact
-from society.replay.recorded import Recorded
-from society.replay.sandbox import ReplaySandbox
 from society.scenario import WORKER_ROLES, Scenario
 
 __all__ = [
     "Companion",
+    "ModelFactoryMaker",
     "RunOptions",
     "RunOutcome",
-    "SandboxFactory",
     "new_run_id",
     "run_scenario",
 ]
 
-log = structlog.get_logger("runner")
-
-SandboxFactory = Callable[[Scenario, str], AbstractAsyncContextManager[CodeRunner]]
+ModelFactoryMaker = Callable[[Scenario, dict[str, ModelSpec]], ModelFactory]
+"""Makes the roles' model clients, given the scenario and its models (after --model)."""
 Companion = Callable[[ConnectOptions, str], AbstractAsyncContextManager[object]]
 """Something that joins a run beside the roles, given the connection and the run id."""
 
@@ -91,12 +83,9 @@ class RunOptions:
     memory_dir: Path | None = None
     live: bool = True
     sandbox_factory: SandboxFactory | None = None
-    recorded: Recorded | None = None
-    """Re-run from this log: model answers and sandbox results come from it."""
-    live_after_recorded: bool = False
-    """Fork: once the recording is used up, continue with the real models and sandbox."""
-    pace: bool = True
-    """In a re-run, wait the recorded latencies (timing-dependent behaviour replays too)."""
+    """The code runner (default: the hardened Docker sandbox pool of this run)."""
+    model_factory: ModelFactoryMaker | None = None
+    """The model clients (default: the scenario's models, scripted answers included)."""
     origin: str | None = None
     grace_s: float = 30.0
     """How long past the wall-clock budget the runner waits for the final message."""
@@ -126,10 +115,8 @@ class RunOutcome:
         return 0 if self.final is not None and self.final.status == "succeeded" else 1
 
 
-def _default_sandbox(scenario: Scenario, run_id: str) -> AbstractAsyncContextManager[CodeRunner]:
-    from sandbox import Sandbox
-
-    return cast(AbstractAsyncContextManager[CodeRunner], Sandbox(scenario.sandbox, label=run_id))
+def _default_models(scenario: Scenario, models: dict[str, ModelSpec]) -> ModelFactory:
+    return ModelFactory(models, scenario.scripted_answers())
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -149,92 +136,18 @@ async def run_scenario(
     scenario_doc = redact({**scenario.model_dump(mode="json"), "base_dir": str(scenario.base_dir)})
     _write_json(run_dir / "scenario.json", scenario_doc)
     state = RunState(run_id)
-    final_seen = asyncio.Event()
-    roles: list[Role] = []
-    log_path: Path | None = None
+    limits = scenario.budgets.limits()
+    external = options.workers == "external"
+    roles: list[Role[Any]] = []
 
     async with AsyncExitStack() as stack:
-        url = options.nats_url
-        if url is None:
-            server = EmbeddedServer(run_dir / "nats")
-            console.print(f"[dim]starting nats-server (JetStream in {server.store_dir})…[/]")
-            await stack.enter_async_context(server)
-            url = server.url
-            _write_json(run_dir / "server.json", {"url": url, "pid": server.pid, "run_id": run_id})
+        url = await _nats(stack, options, run_dir, run_id, console)
         connect = connect_options(url, role="manager")
-        observer = Bus(connect, name=f"{run_id}-runner", durable=True)
-        await stack.enter_async_context(observer)
-        await runlog.ensure_stream(observer, replicas=options.stream_replicas)
-
-        view = LiveView(console, state, budget_limits(scenario), quiet=options.human is not None)
-        seen: set[str] = set()
-
-        async def observe(env: Envelope) -> None:
-            if env.id in seen:
-                return
-            seen.add(env.id)
-            view.update(env)
-            if isinstance(env.payload, Final):
-                final_seen.set()
-
-        async def catch_up() -> None:
-            """After a reconnect, take in from the log what was published meanwhile."""
-            for record in await runlog.fetch_run(observer, run_id):
-                if record.envelope is not None:
-                    await observe(record.envelope)
-
-        await observer.subscribe(subjects.run_wildcard(run_id), observe)
-        observer.on_reconnect(catch_up)
-        await observer.flush()
-        external = options.workers == "external"
-
-        memory_dir = options.memory_dir or (
-            Path(scenario.roles.reflector.memory_dir)
-            if scenario.roles.reflector.memory_dir
-            else options.runs_dir / "memory"
-        )
-        memory_dir.mkdir(parents=True, exist_ok=True)
-        if (memory_dir / "memory.sqlite3").exists():  # what recall will see, for exact re-runs
-            shutil.copyfile(memory_dir / "memory.sqlite3", run_dir / "memory-at-start.sqlite3")
-        memory = Memory(memory_dir.resolve())
-        stack.callback(memory.close)
-        corpus_paths = [scenario.base_dir / p for p in scenario.roles.researcher.corpus]
-        missing = [str(p) for p in corpus_paths if not p.exists()]
-        if missing:
-            text = f"corpus path(s) not found: {', '.join(missing)}"
-            raise RunError(text)
-        corpus = Corpus(corpus_paths)
-
-        factory_models = dict(scenario.models)
-        if options.model_override is not None:
-            factory_models = dict.fromkeys(scenario.models, options.model_override)
-        _check_prices(scenario, factory_models)
-        recorded = options.recorded
-        factory = ModelFactory(
-            factory_models,
-            {}
-            if recorded is not None and not options.live_after_recorded
-            else scenario.scripted_answers(),
-            recorded=recorded.calls() if recorded is not None else None,
-            live_after_recorded=options.live_after_recorded,
-            pace=options.pace,
-        )
-
-        make_sandbox = options.sandbox_factory or _default_sandbox
-        runner_sandbox: CodeRunner | None = None
-        if external:
-            console.print("[dim]only the manager runs here; waiting for workers…[/]")
-        elif recorded is not None and not options.live_after_recorded:
-            runner_sandbox = ReplaySandbox(recorded.executions, pace=options.pace)
-        else:
-            console.print("[dim]starting the sandbox pool…[/]")
-            runner_sandbox = await stack.enter_async_context(make_sandbox(scenario, run_id))
-            if recorded is not None:
-                runner_sandbox = ReplaySandbox(
-                    recorded.executions, fallback=runner_sandbox, pace=options.pace
-                )
-
-        shared = Collaborators(memory, BudgetGuard(scenario.budgets), corpus, runner_sandbox)
+        view = LiveView(console, state, limits, quiet=options.human is not None)
+        observer = await stack.enter_async_context(RunObserver(connect, run_id, view))
+        await observer.start(replicas=options.stream_replicas)
+        shared = await _collaborators(stack, scenario, options, run_dir, run_id, console)
+        factory = _models(scenario, options)
         for name in ROLE_CLASSES:
             if external and name != "manager":
                 continue
@@ -253,58 +166,97 @@ async def run_scenario(
                 await role.start()
                 roles.append(role)
                 stack.push_async_callback(role.stop)
-
+        for companion in options.companions:
+            await stack.enter_async_context(companion(connect, run_id))
+        console.print(f"[bold]run {run_id}[/]: {scenario.goal.text}", highlight=False)
+        if options.human is not None:  # this terminal takes part (society.human)
+            person = options.human or None
+            await stack.enter_async_context(human_in_run(connect, run_id, person, console))
+        else:
+            where = f" --nats {url}" if options.nats_url else f" --runs-dir {options.runs_dir}"
+            console.print(f"[dim]take part: society attach {run_id}{where}[/]", highlight=False)
         goal = Goal(
             text=scenario.goal.text,
             inputs=scenario.goal.inputs,
             scenario=scenario_doc,
             origin=options.origin,
         )
-        for companion in options.companions:
-            await stack.enter_async_context(companion(connect, run_id))
-        console.print(f"[bold]run {run_id}[/]: {scenario.goal.text}", highlight=False)
-        if options.human is not None:  # this terminal takes part (society.human)
-            await stack.enter_async_context(
-                human_in_run(connect, run_id, options.human or None, console)
-            )
-        else:
-            where = f" --nats {url}" if options.nats_url else f" --runs-dir {options.runs_dir}"
-            console.print(f"[dim]take part: society attach {run_id}{where}[/]", highlight=False)
+        log_path = run_dir / "log.jsonl"
         with view:
-            await observer.send(run_id, "runner/0", goal)
+            await observer.send_goal(goal)
             wall = scenario.budgets.wall_s
             try:
-                await asyncio.wait_for(
-                    final_seen.wait(), None if wall is None else wall + options.grace_s
-                )
-            except TimeoutError:
-                log.error("no final message in time", run=run_id)
+                await observer.wait_final(None if wall is None else wall + options.grace_s)
             except asyncio.CancelledError:
-                await _abort(observer, run_id, final_seen)
-                await _export(observer, roles, run_id, run_dir / "log.jsonl")
+                await observer.abort()
+                await observer.export(roles, log_path)
                 raise
-        log_path = await _export(observer, roles, run_id, run_dir / "log.jsonl")
+        await observer.export(roles, log_path)
 
     if external and state.final is not None:  # the coders wrote them on their machines
         restore_artifacts(logfile.read_jsonl(log_path).records, state.final, run_dir)
     outcome = RunOutcome(run_id, run_dir, state.final, log_path, state)
     _write_json(run_dir / "summary.json", _summary(outcome))
     if options.live:
-        render_summary(console, state, run_dir, log_path, budget_limits(scenario))
+        render_summary(console, state, run_dir, log_path, limits)
     return outcome
 
 
-def budget_limits(scenario: Scenario) -> dict[str, float | None]:
-    """Each budget's limit, for the live view and the summary."""
-    b = scenario.budgets
-    return {
-        "wall_s": b.wall_s,
-        "tokens": b.tokens,
-        "cost": b.cost,
-        "calls": b.calls,
-        "sandbox_s": b.sandbox_s,
-        "replans": b.replans,
-    }
+async def _nats(
+    stack: AsyncExitStack, options: RunOptions, run_dir: Path, run_id: str, console: Console
+) -> str:
+    """The NATS URL of the run: the given one, or an embedded server's in the run folder."""
+    if options.nats_url is not None:
+        return options.nats_url
+    server = EmbeddedServer(run_dir / "nats")
+    console.print(f"[dim]starting nats-server (JetStream in {server.store_dir})…[/]")
+    await stack.enter_async_context(server)
+    _write_json(run_dir / "server.json", {"url": server.url, "pid": server.pid, "run_id": run_id})
+    return server.url
+
+
+async def _collaborators(
+    stack: AsyncExitStack,
+    scenario: Scenario,
+    options: RunOptions,
+    run_dir: Path,
+    run_id: str,
+    console: Console,
+) -> Collaborators:
+    """What the roles of this process share: memory, corpus, code runner, budget guard."""
+    memory_dir = options.memory_dir or (
+        Path(scenario.roles.reflector.memory_dir)
+        if scenario.roles.reflector.memory_dir
+        else options.runs_dir / "memory"
+    )
+    memory_dir.mkdir(parents=True, exist_ok=True)
+    if (memory_dir / "memory.sqlite3").exists():  # what recall will see, for exact re-runs
+        shutil.copyfile(memory_dir / "memory.sqlite3", run_dir / "memory-at-start.sqlite3")
+    memory = Memory(memory_dir.resolve())
+    stack.callback(memory.close)
+    corpus_paths = [scenario.base_dir / p for p in scenario.roles.researcher.corpus]
+    missing = [str(p) for p in corpus_paths if not p.exists()]
+    if missing:
+        text = f"corpus path(s) not found: {', '.join(missing)}"
+        raise RunError(text)
+    code: CodeRunner | None = None
+    if options.workers == "external":
+        console.print("[dim]only the manager runs here; waiting for workers…[/]")
+    else:
+        if options.sandbox_factory is None:
+            console.print("[dim]starting the sandbox pool…[/]")
+        make = options.sandbox_factory or docker_sandbox
+        code = await stack.enter_async_context(make(scenario, run_id))
+    return Collaborators(memory, BudgetGuard(scenario.budgets), Corpus(corpus_paths), code)
+
+
+def _models(scenario: Scenario, options: RunOptions) -> ModelFactory:
+    """The roles' model clients (every model replaced by ``--model`` when given)."""
+    models = dict(scenario.models)
+    if options.model_override is not None:
+        models = dict.fromkeys(scenario.models, options.model_override)
+    _check_prices(scenario, models)
+    return (options.model_factory or _default_models)(scenario, models)
 
 
 def _check_prices(scenario: Scenario, models: dict[str, ModelSpec]) -> None:
@@ -323,28 +275,6 @@ def _check_prices(scenario: Scenario, models: dict[str, ModelSpec]) -> None:
             "give each a price (price: {input: USD per 1M tokens, output: ...}) or drop budgets.cost"
         )
         raise ModelConfigError(msg)
-
-
-async def _export(observer: Bus, roles: list[Role], run_id: str, path: Path) -> Path:
-    """Stop the roles (they finish reacting first), then export the whole log."""
-    for role in reversed(roles):
-        await role.stop()
-    with contextlib.suppress(BusError):
-        await observer.flush()
-    count = await runlog.export_jsonl(observer, run_id, path)
-    log.info("exported run log", path=str(path), messages=count)
-    with contextlib.suppress(BusError):  # the server drops idle queues anyway
-        await workqueue.delete_run_queues(observer, run_id)
-    return path
-
-
-async def _abort(bus: Bus, run_id: str, final_seen: asyncio.Event) -> None:
-    """On Ctrl-C: ask the manager to stop cleanly and give it a moment to say so."""
-    with contextlib.suppress(Exception):
-        await bus.send(
-            run_id, "runner/0", Control(action="abort", reason="interrupted", by="runner")
-        )
-        await asyncio.wait_for(asyncio.shield(final_seen.wait()), 5)
 
 
 def _summary(outcome: RunOutcome) -> dict[str, Any]:

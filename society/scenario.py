@@ -14,7 +14,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from bus.workqueue import DeliverySettings
-from roles.manager.budget import BudgetSettings
+from roles.budget import BudgetSettings
 from roles.settings import (
     CoderSettings,
     CriticSettings,

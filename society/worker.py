@@ -20,10 +20,10 @@ import contextlib
 import os
 import socket
 from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager, AsyncExitStack
+from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import Any
 
 import structlog
 from pydantic import ValidationError
@@ -32,11 +32,11 @@ from bus import Bus, BusError, ConnectOptions, Envelope, runlog, subjects
 from bus.payloads import Final, Goal
 from bus.subjects import Channel
 from roles.base import Role
-from roles.budget_guard import BudgetGuard
-from roles.coder import CodeRunner
+from roles.budget import BudgetGuard
+from roles.execution import CodeRunner
 from roles.memory import Corpus, Memory
 from sandbox.errors import SandboxError
-from society.assembly import Collaborators, build_role
+from society.assembly import Collaborators, SandboxFactory, build_role, docker_sandbox
 from society.errors import SocietyError
 from society.models.factory import ModelFactory
 from society.scenario import Scenario
@@ -45,21 +45,13 @@ __all__ = ["RoleBuilder", "WorkerHost", "WorkerOptions", "default_instance"]
 
 log = structlog.get_logger("worker")
 
-RoleBuilder = Callable[[Scenario, str, Collaborators], Role]
+RoleBuilder = Callable[[Scenario, str, Collaborators], Role[Any]]
 """Makes the role instance for a run: (scenario, run id, collaborators) -> role."""
-
-SandboxFactory = Callable[[Scenario, str], AbstractAsyncContextManager[CodeRunner]]
 
 
 def default_instance() -> str:
     """``<host>-<pid>``: unique across the machines of a cluster."""
     return subjects.safe_token(f"{socket.gethostname()[:40]}-{os.getpid()}")
-
-
-def _default_sandbox(scenario: Scenario, run_id: str) -> AbstractAsyncContextManager[CodeRunner]:
-    from sandbox import Sandbox
-
-    return cast(AbstractAsyncContextManager[CodeRunner], Sandbox(scenario.sandbox, label=run_id))
 
 
 @dataclass
@@ -83,7 +75,7 @@ class WorkerOptions:
 
 @dataclass
 class _Joined:
-    role: Role
+    role: Role[Any]
     stack: AsyncExitStack
 
 
@@ -99,7 +91,7 @@ class WorkerHost:
     ) -> None:
         self.options = options
         self._build = build or self._build_role
-        self._sandbox_factory = sandbox_factory or _default_sandbox
+        self._sandbox_factory = sandbox_factory or docker_sandbox
         self.bus = Bus(options.connect, name=f"worker-{options.role}-{options.instance}")
         self.runs: dict[str, _Joined] = {}
         self._done: set[str] = set()
@@ -212,7 +204,7 @@ class WorkerHost:
             self._memory = Memory(folder.resolve())
         return self._memory
 
-    def _build_role(self, scenario: Scenario, run_id: str, shared: Collaborators) -> Role:
+    def _build_role(self, scenario: Scenario, run_id: str, shared: Collaborators) -> Role[Any]:
         factory = ModelFactory(dict(scenario.models), scenario.scripted_answers())
         run_dir = (self.options.runs_dir / run_id).resolve()
         run_dir.mkdir(parents=True, exist_ok=True)

@@ -1,5 +1,7 @@
 """The critic role: reviews the run every N results or T seconds and publishes critiques.
 
+Uses: the model (and budget guard) when its model review is on.
+
 A finding is published once: a critique must bring evidence that no earlier critique
 showed, so one loop does not trigger replan after replan on the same messages.
 """
@@ -23,7 +25,8 @@ from bus.payloads import (
     PlanRequest,
     TaskResult,
 )
-from roles.base import Role, RoleContext
+from roles.base import Role
+from roles.context import RoleContext
 from roles.critic.detectors import Finding, detect_all
 from roles.errors import ModelAnswerError, TaskFailed
 from roles.settings import CriticSettings
@@ -59,15 +62,14 @@ def _counts(env: Envelope) -> bool:
     return isinstance(p, Chat) and p.to is not None and p.by is None
 
 
-class Critic(Role):
+class Critic(Role[CriticSettings]):
     """Watches everything of the run; names loops, stalls and drift with evidence."""
 
     name = "critic"
+    hears_chat = False  # chat and control are history it judges, like everything else
 
-    def __init__(self, ctx: RoleContext) -> None:
+    def __init__(self, ctx: RoleContext[CriticSettings]) -> None:
         super().__init__(ctx)
-        assert isinstance(ctx.settings, CriticSettings)
-        self.settings: CriticSettings = ctx.settings
         self.history: list[Envelope] = []
         self.goal = ""
         self.results_since_review = 0
@@ -85,10 +87,6 @@ class Critic(Role):
         """Start, and review on a timer too."""
         await super().start()
         self.spawn(self._timer(), name="critic-timer")
-
-    async def _dispatch(self, env: Envelope) -> None:
-        # The critic hears everything, including chat and control, as history.
-        await self.handle(env)
 
     async def handle(self, env: Envelope) -> None:
         """Record; review after every N results."""
@@ -130,7 +128,7 @@ class Critic(Role):
                 return []
             history = self.history if upto is None else self.history[:upto]
             findings = [f for f in detect_all(history, self.goal, self.settings) if self._new(f)]
-            if self.settings.model_review and self.ctx.model is not None and not findings:
+            if self.settings.model_review and self.deps.model is not None and not findings:
                 review = await self._model_review(parent)
                 if review is not None:
                     findings.append(review)
@@ -160,7 +158,7 @@ class Critic(Role):
             lines.append(f"{env.sender} {p.type}: {json.dumps(data, ensure_ascii=False)[:300]}")
         prompt = f"Goal: {self.goal}\n\nRecent messages:\n" + "\n".join(lines)
         try:
-            answer = await self.ask_structured(
+            answer = await self.calls.structured(
                 [self.system_prompt(REVIEW_SYSTEM), UserMessage(content=prompt, source="critic")],
                 ReviewAnswer,
                 what="review",

@@ -168,10 +168,8 @@ def detect_stall(
     last_progress = history[0].ts / 1e6
     last_ids: list[str] = [history[0].id]
     for env in history:
-        if (
-            isinstance(env.payload, TaskResult | Plan)
-            and getattr(env.payload, "status", "done") == "done"
-        ):
+        p = env.payload
+        if isinstance(p, Plan) or (isinstance(p, TaskResult) and p.status == "done"):
             last_progress = env.ts / 1e6
             last_ids = [env.id]
     idle = now - last_progress

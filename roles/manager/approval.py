@@ -1,31 +1,149 @@
-"""The manager's questions to the human: plan approval, and escalation when replans run out.
+"""The manager's questions to a person, and their answers as decisions the manager acts on.
 
-With ``roles.human.plan_approval`` on, a valid plan waits for a person's verdict: an
-approval starts it, a rejection goes back to the planner as a ``rejected`` plan request
-whose critique is the person's reason. Nobody answering within the timeout approves
-(the stated default), and the log says so.
+With ``roles.human.plan_approval`` on, a valid plan waits for a person's verdict:
+`plan_verdict` makes the answer an `Approve` (start the plan) or a `Reject` (back to the
+planner as a ``rejected`` plan request whose critique is the person's reason). Nobody
+answering within the timeout approves (the stated default), and the log says so.
 
 When the critic's finding would stop the run because the replan budget is spent, and
 ``roles.human.escalate`` is on and someone is attached, the person decides instead:
-``replan <guidance>`` (one more revision, beyond the budget, with the guidance in the
-planner's prompt), ``continue`` (carry on with the current plan) or ``stop`` (the
-default). With nobody attached the run stops as before, and the reason says so.
+`escalation_choice` makes the answer a `Replan` (one more revision, beyond the budget,
+with the guidance in the planner's prompt), `CarryOn` (with the current plan) or `Stop`
+(the default). With nobody attached the run stops as before, and the reason says so.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 from bus import Envelope
-from bus.payloads import Critique, Plan, PlanDecision
+from bus.payloads import Critique, Plan
+from roles.human_gate import HumanReply, QuestionKind
 from roles.manager.graph import PlanCheck
 
-if TYPE_CHECKING:
-    from roles.manager.manager import Manager
-
-__all__ = ["ESCALATION_OPTIONS", "HumanSteps", "budget_stop_reason", "describe_plan"]
+__all__ = [
+    "ESCALATION_OPTIONS",
+    "Approve",
+    "CarryOn",
+    "Escalate",
+    "Escalation",
+    "Ignore",
+    "Reject",
+    "Replan",
+    "Revise",
+    "Steer",
+    "Stop",
+    "StopRun",
+    "Verdict",
+    "ask_approval",
+    "ask_escalation",
+    "budget_stop_reason",
+    "critique_step",
+    "describe_plan",
+    "escalation_choice",
+    "escalation_question",
+    "plan_verdict",
+]
 
 ESCALATION_OPTIONS = ("replan", "continue", "stop")
+
+
+@dataclass(frozen=True)
+class Approve:
+    """Start the plan."""
+
+    reply: HumanReply
+
+
+@dataclass(frozen=True)
+class Reject:
+    """Send the plan back to the planner with ``why``."""
+
+    reply: HumanReply
+    why: str
+
+
+Verdict = Approve | Reject
+
+
+@dataclass(frozen=True)
+class Replan:
+    """Revise the plan once more (beyond the replan budget) with the person's guidance."""
+
+    reply: HumanReply
+    guidance: str
+
+
+@dataclass(frozen=True)
+class CarryOn:
+    """Go on with the current plan."""
+
+    reply: HumanReply
+
+
+@dataclass(frozen=True)
+class Stop:
+    """End the run; ``who`` says who chose (or that nobody answered)."""
+
+    reply: HumanReply
+    who: str
+
+
+Escalation = Replan | CarryOn | Stop
+
+
+@dataclass(frozen=True)
+class Ignore:
+    """Nothing to do about this critique."""
+
+
+@dataclass(frozen=True)
+class Revise:
+    """Replan (within the budget) for ``why``."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class Escalate:
+    """The replan budget is spent and a person is attached: ask them."""
+
+    why: str
+
+
+@dataclass(frozen=True)
+class StopRun:
+    """The replan budget is spent and nobody can be asked: stop, saying why."""
+
+    reason: str
+
+
+Steer = Ignore | Revise | Escalate | StopRun
+
+
+def critique_step(
+    critique: Critique,
+    *,
+    revision: int,
+    can_replan: bool,
+    escalate: bool,
+    attached: bool,
+    replans: int,
+) -> Steer:
+    """What a critique of the current plan makes the manager do."""
+    if critique.verdict == "ok" or (critique.revision and critique.revision < revision):
+        return Ignore()  # nothing wrong, or about a plan that has been replaced already
+    why = f"critic ({critique.detector}): {critique.summary}"
+    if critique.recommendation:
+        why += f" Recommendation: {critique.recommendation}"
+    if can_replan:
+        return Revise(why)
+    if escalate and attached:
+        return Escalate(why)
+    unasked = " (no human attached to escalate to)" if escalate else ""
+    return StopRun(budget_stop_reason(critique, replans) + unasked)
 
 
 def describe_plan(plan: Plan, check: PlanCheck) -> str:
@@ -39,6 +157,14 @@ def describe_plan(plan: Plan, check: PlanCheck) -> str:
     return "\n".join(lines)
 
 
+def plan_verdict(reply: HumanReply, plan: Plan) -> Verdict:
+    """What a person's answer to a plan approval decides."""
+    if reply.approved:
+        return Approve(reply)
+    reason = reply.text.strip() or "no reason given"
+    return Reject(reply, f"{reply.by} rejected plan {plan.revision}: {reason}")
+
+
 def budget_stop_reason(critique: Critique, replans: int) -> str:
     """Why the run stops when a finding comes after the last allowed replan."""
     evidence = ", ".join(critique.evidence[:10])
@@ -48,91 +174,65 @@ def budget_stop_reason(critique: Critique, replans: int) -> str:
     )
 
 
-class HumanSteps:
-    """Plan approvals and escalations of one manager."""
+def escalation_question(critique: Critique, replans: int) -> str:
+    """What the person is asked when the replan budget is spent."""
+    return (
+        f"The critic found a {critique.verdict} ({critique.detector}): "
+        f"{critique.summary}\nThe replan budget ({replans}) is spent. "
+        "Answer 'replan <guidance>' to revise the plan once more, 'continue' to carry "
+        "on with this plan, or 'stop'."
+    )
 
-    def __init__(self, manager: Manager) -> None:
-        self.manager = manager
-        self.escalating = False
 
-    @property
-    def wants_approval(self) -> bool:
-        """Whether plans wait for a person's approval."""
-        return self.manager.human.settings.plan_approval
+def escalation_choice(reply: HumanReply) -> Escalation:
+    """What a person's answer to an escalation decides (anything else: stop)."""
+    word, _, guidance = reply.text.strip().partition(" ")
+    match word.lower():
+        case "replan":
+            return Replan(reply, guidance.strip())
+        case "continue":
+            return CarryOn(reply)
+        case _:
+            who = "nobody answered (default: stop)" if reply.defaulted else f"{reply.by} chose stop"
+            return Stop(reply, who)
 
-    def can_escalate(self) -> bool:
-        """Whether a spent replan budget goes to a person (escalation on, someone attached)."""
-        return self.manager.human.settings.escalate and bool(self.manager.human.attached)
 
-    def unasked_note(self) -> str:
-        """What the stop reason adds when escalation was on but nobody could be asked."""
-        return " (no human attached to escalate to)" if self.manager.human.settings.escalate else ""
+class AskHuman(Protocol):
+    """A role's `ask_human`."""
 
-    async def approve(self, env: Envelope, plan: Plan, check: PlanCheck) -> None:
-        """Ask for approval of a valid plan; start it, or send it back with the reason."""
-        m = self.manager
-        reply = await m.ask_human(
-            describe_plan(plan, check),
-            kind="plan_approval",
-            options=("approve", "reject"),
-            default="approve",
-            parent=env,
-        )
-        if m.finished or plan.revision != m.revision:
-            return
-        if reply.approved:
-            decision = PlanDecision(
-                revision=plan.revision, accepted=True, merged=check.merged, kept=check.kept
-            )
-            await m.send(decision, parent=reply.message_id)
-            await m.accept(env, plan, check)
-            return
-        reason = reply.text.strip() or "no reason given"
-        why = f"{reply.by} rejected plan {plan.revision}: {reason}"
-        await m.send(
-            PlanDecision(revision=plan.revision, accepted=False, errors=[why]),
-            parent=reply.message_id,
-        )
-        await m.request_plan("rejected", parent=reply.message_id, critique=why)
+    def __call__(
+        self,
+        text: str,
+        *,
+        default: str,
+        options: Sequence[str] = (),
+        kind: QuestionKind = "question",
+        parent: Envelope | str | None = None,
+        task_id: str | None = None,
+    ) -> Awaitable[HumanReply]: ...
 
-    async def escalate(self, env: Envelope, critique: Critique, why: str) -> None:
-        """The replan budget is spent: let the person attached decide (default: stop)."""
-        if self.escalating:
-            return
-        m = self.manager
-        self.escalating = True
-        try:
-            reply = await m.ask_human(
-                f"The critic found a {critique.verdict} ({critique.detector}): "
-                f"{critique.summary}\nThe replan budget ({m.budget.settings.replans}) is spent. "
-                "Answer 'replan <guidance>' to revise the plan once more, 'continue' to carry "
-                "on with this plan, or 'stop'.",
-                kind="escalation",
-                options=ESCALATION_OPTIONS,
-                default="stop",
-                parent=env,
-            )
-        finally:
-            self.escalating = False
-        if m.finished:
-            return
-        word, _, guidance = reply.text.strip().partition(" ")
-        match word.lower():
-            case "replan":
-                extra = f" Guidance from {reply.by}: {guidance.strip()}" if guidance.strip() else ""
-                await m.replan(
-                    "escalation",
-                    why + extra,
-                    parent=reply.message_id,
-                    evidence=list(critique.evidence),
-                )
-            case "continue":
-                m.log.info("escalation: carrying on", by=reply.by)
-            case _:
-                who = (
-                    "nobody answered (default: stop)"
-                    if reply.defaulted
-                    else f"{reply.by} chose stop"
-                )
-                reason = budget_stop_reason(critique, m.budget.settings.replans)
-                await m.finish("budget_exhausted", f"{reason}; {who}", parent=reply.message_id)
+
+async def ask_approval(ask: AskHuman, plan: Plan, check: PlanCheck, *, parent: Envelope) -> Verdict:
+    """Ask a person to approve a valid plan (default: approve)."""
+    reply = await ask(
+        describe_plan(plan, check),
+        kind="plan_approval",
+        options=("approve", "reject"),
+        default="approve",
+        parent=parent,
+    )
+    return plan_verdict(reply, plan)
+
+
+async def ask_escalation(
+    ask: AskHuman, critique: Critique, replans: int, *, parent: Envelope
+) -> Escalation:
+    """Ask the person attached what to do now that the replan budget is spent (default: stop)."""
+    reply = await ask(
+        escalation_question(critique, replans),
+        kind="escalation",
+        options=ESCALATION_OPTIONS,
+        default="stop",
+        parent=parent,
+    )
+    return escalation_choice(reply)

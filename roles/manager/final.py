@@ -7,10 +7,12 @@ import json
 
 from pydantic import JsonValue
 
-from roles.manager.budget import BudgetTracker
+from bus.payloads import Final
+from roles.budget import BudgetTracker
+from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler, TaskState
 
-__all__ = ["final_answer", "final_summary"]
+__all__ = ["final_answer", "final_message", "final_summary"]
 
 
 def _sinks(sched: Scheduler) -> list[str]:
@@ -48,4 +50,25 @@ def final_summary(
         f"{revision} ({spend.replans} replans); {spend.calls} model calls, "
         f"{spend.tokens:,} tokens, {spend.cost:.4f} {budget.settings.currency}, "
         f"{spend.sandbox_s:.1f} s sandbox, {budget.elapsed():.1f} s wall"
+    )
+
+
+def final_message(
+    status: str,
+    reason: str,
+    ledger: Ledger,
+    scheduler: Scheduler | None,
+    revision: int,
+    budget: BudgetTracker,
+) -> Final:
+    """The run's final message: the answer, every output and artifact, the summary line."""
+    answer, outputs = final_answer(ledger.completed, scheduler)
+    done, failed = len(ledger.completed), len(ledger.failed)
+    return Final(
+        status=status,  # type: ignore[arg-type]
+        answer=answer,
+        outputs=outputs,
+        artifacts=ledger.artifacts,
+        summary=final_summary(done, failed, scheduler, revision, budget),
+        reason=reason,
     )

@@ -23,7 +23,7 @@ from bus import Bus, BusError, subjects
 from bus.logfile import LogRecord
 from bus.payloads import Answer, Chat, Control, Final, Payload, Presence, Rating
 from bus.runlog import fetch_run, follow_run
-from roles.human_gate import HEARTBEAT_S
+from roles.presence import HEARTBEAT_S
 from society.errors import ServerUnreachable
 from society.human.commands import (
     HELP,

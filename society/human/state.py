@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from bus import Envelope
 from bus.payloads import Answer, Final, Presence, Question, TaskAssignment, TaskResult
-from roles.human_gate import STALE_S
+from roles.presence import STALE_S
 from society.human.commands import CommandError
 
 __all__ = ["AskedQuestion", "Conversation"]

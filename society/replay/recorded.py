@@ -3,7 +3,6 @@ the sandbox results per program, optionally only up to a message number (a fork)
 
 from __future__ import annotations
 
-import base64
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,45 +11,12 @@ from typing import Any
 from bus import Envelope
 from bus.logfile import LogRecord
 from bus.payloads import ExecRequest, ExecResult, Goal, TaskResult, Usage
+from roles.execution import ExecutionResult, from_payload
 from society.errors import RunError
 from society.models.replay import RecordedAnswer, RecordedCalls
 from society.scenario import Scenario
 
-__all__ = ["Recorded", "RecordedExecution"]
-
-
-@dataclass(frozen=True)
-class RecordedExecution:
-    """A sandbox result as logged, shaped like `sandbox.ExecutionResult`."""
-
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    stdout_truncated: bool
-    stderr_truncated: bool
-    wall_s: float
-    timed_out: bool
-    oom_killed: bool
-    files: dict[str, bytes]
-    files_dropped: list[str]
-    error: str | None
-
-    @classmethod
-    def of(cls, r: ExecResult) -> RecordedExecution:
-        """From the logged payload."""
-        return cls(
-            exit_code=r.exit_code,
-            stdout=r.stdout,
-            stderr=r.stderr,
-            stdout_truncated=r.stdout_truncated,
-            stderr_truncated=r.stderr_truncated,
-            wall_s=r.wall_s,
-            timed_out=r.timed_out,
-            oom_killed=r.oom_killed,
-            files={k: base64.b64decode(v) for k, v in r.files.items()},
-            files_dropped=list(r.files_dropped),
-            error=r.error,
-        )
+__all__ = ["Recorded"]
 
 
 @dataclass
@@ -64,7 +30,7 @@ class Recorded:
     """Model answers by lane (role, task id or ''), in log order."""
     holds: set[tuple[str, str]] = field(default_factory=set)
     """Task lanes whose work ended cancelled (or never ended) in the recording."""
-    executions: dict[str, deque[RecordedExecution | None]] = field(default_factory=dict)
+    executions: dict[str, deque[ExecutionResult | None]] = field(default_factory=dict)
     """Sandbox results by program, in log order; None for a run that never finished."""
 
     @classmethod
@@ -103,7 +69,7 @@ class Recorded:
         }
         rec.answers = dict(answers)
         requests: dict[str, str] = {}
-        executions: dict[str, deque[RecordedExecution | None]] = defaultdict(deque)
+        executions: dict[str, deque[ExecutionResult | None]] = defaultdict(deque)
         slots: dict[str, tuple[str, int]] = {}
         for env in envs:
             p = env.payload
@@ -114,7 +80,7 @@ class Recorded:
                 requests[env.id] = p.code
             elif isinstance(p, ExecResult) and env.parent_id in slots:
                 code, index = slots.pop(env.parent_id)
-                executions[code][index] = RecordedExecution.of(p)
+                executions[code][index] = from_payload(p)
         rec.executions = dict(executions)
         return rec
 

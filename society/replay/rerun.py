@@ -10,19 +10,32 @@ names the original (``origin: <run id>@<N>``).
 
 from __future__ import annotations
 
+import contextlib
 import shutil
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
 
 from rich.console import Console
 
 from bus import ConnectOptions, Envelope
 from bus.logfile import LogRecord, read_jsonl
+from roles.execution import CodeRunner
+from society.assembly import docker_sandbox
 from society.errors import RunError
+from society.models.factory import ModelFactory
+from society.models.spec import ModelSpec
 from society.replay.compare import Divergence, first_divergence
 from society.replay.people import PeopleReplay
 from society.replay.recorded import Recorded
+from society.replay.sandbox import ReplaySandbox
 from society.replay.source import LogSource
-from society.runner import Companion, RunOptions, RunOutcome, new_run_id, run_scenario
+from society.runner import (
+    Companion,
+    RunOptions,
+    RunOutcome,
+    new_run_id,
+    run_scenario,
+)
 from society.scenario import Scenario
 
 __all__ = ["RerunReport", "fork", "numbered", "rerun"]
@@ -77,6 +90,28 @@ def _people(records: list[LogRecord], pace: bool) -> Companion:
     return join
 
 
+def _replaying(recorded: Recorded, options: RunOptions, *, live: bool, pace: bool) -> RunOptions:
+    """Options whose models and sandbox answer from the recording (then, with ``live``,
+    from the real ones: a fork)."""
+
+    def models(scenario: Scenario, specs: dict[str, ModelSpec]) -> ModelFactory:
+        # A re-run builds no live client (its secrets need not exist here); a fork does.
+        script = scenario.scripted_answers() if live else {}
+        return ModelFactory(
+            specs, script, recorded=recorded.calls(), live_after_recorded=live, pace=pace
+        )
+
+    @contextlib.asynccontextmanager
+    async def sandbox(scenario: Scenario, run_id: str) -> AsyncIterator[CodeRunner]:
+        if not live:
+            yield ReplaySandbox(recorded.executions, pace=pace)
+            return
+        async with (options.sandbox_factory or docker_sandbox)(scenario, run_id) as real:
+            yield ReplaySandbox(recorded.executions, fallback=real, pace=pace)
+
+    return replace(options, model_factory=models, sandbox_factory=sandbox)
+
+
 def _usable(source: LogSource) -> None:
     if source.stopped_at is not None:
         msg = (
@@ -87,19 +122,15 @@ def _usable(source: LogSource) -> None:
 
 
 async def rerun(
-    source: LogSource, options: RunOptions, console: Console | None = None
+    source: LogSource, options: RunOptions, console: Console | None = None, *, pace: bool = True
 ) -> RerunReport:
     """Run the recorded scenario again from the log and compare the two streams."""
     _usable(source)
     recorded = Recorded.from_records(source.records)
     scenario = _scenario(source, recorded)
     opts = _prepare(source, options, scenario.name)
-    opts = replace(
-        opts,
-        recorded=recorded,
-        live_after_recorded=False,
-        companions=[*opts.companions, _people(source.records, opts.pace)],
-    )
+    opts = _replaying(recorded, opts, live=False, pace=pace)
+    opts = replace(opts, companions=[*opts.companions, _people(source.records, pace)])
     outcome = await run_scenario(scenario, opts, console)
     if outcome.log_path is None:
         msg = "the re-run wrote no log"
@@ -114,6 +145,8 @@ async def fork(
     options: RunOptions,
     scenario: Scenario | None = None,
     console: Console | None = None,
+    *,
+    pace: bool = True,
 ) -> RunOutcome:
     """Replay messages 1..``at`` of the log, then continue live as a new run."""
     if not 1 <= at <= len(source.records):
@@ -122,11 +155,10 @@ async def fork(
     recorded = Recorded.from_records(source.records, upto=at)
     chosen = scenario or _scenario(source, recorded)
     opts = _prepare(source, options, chosen.name)
+    opts = _replaying(recorded, opts, live=True, pace=pace)
     opts = replace(
         opts,
-        recorded=recorded,
-        live_after_recorded=True,
         origin=f"{recorded.run_id}@{at}",
-        companions=[*opts.companions, _people(source.records[:at], opts.pace)],
+        companions=[*opts.companions, _people(source.records[:at], pace)],
     )
     return await run_scenario(chosen, opts, console)

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
+from collections.abc import Mapping
 from types import TracebackType
 
-from roles.coder import CodeRunner, ExecutionLike
-from society.replay.recorded import RecordedExecution
+from roles.execution import CodeRunner, ExecutionResult
 
 __all__ = ["ReplaySandbox"]
 
@@ -22,7 +22,7 @@ class ReplaySandbox:
 
     def __init__(
         self,
-        executions: dict[str, deque[RecordedExecution | None]],
+        executions: dict[str, deque[ExecutionResult | None]],
         *,
         fallback: CodeRunner | None = None,
         pace: bool = True,
@@ -43,8 +43,8 @@ class ReplaySandbox:
         return None
 
     async def execute(
-        self, code: str, files: dict[str, bytes] | None = None, timeout_s: float | None = None
-    ) -> ExecutionLike:
+        self, code: str, files: Mapping[str, bytes] | None = None, timeout_s: float | None = None
+    ) -> ExecutionResult:
         """The recorded result of this program (the next one, if it ran several times)."""
         runs = self.executions.get(code)
         if runs:
@@ -57,16 +57,4 @@ class ReplaySandbox:
                 await asyncio.Event().wait()  # as recorded: it never finished
         if self.fallback is not None:
             return await self.fallback.execute(code, files, timeout_s)
-        return RecordedExecution(
-            exit_code=None,
-            stdout="",
-            stderr="",
-            stdout_truncated=False,
-            stderr_truncated=False,
-            wall_s=0.0,
-            timed_out=False,
-            oom_killed=False,
-            files={},
-            files_dropped=[],
-            error=_NOT_RECORDED,
-        )
+        return ExecutionResult.failure(_NOT_RECORDED)

@@ -19,28 +19,11 @@ from rich.tree import Tree
 from bus import Envelope
 from bus.logfile import LogRecord
 from bus.payloads import (
-    Answer,
-    Chat,
-    Control,
-    Critique,
-    DeadLetter,
-    ExecRequest,
-    ExecResult,
-    Final,
-    Goal,
-    Lesson,
     Payload,
-    Plan,
-    PlanDecision,
-    PlanRequest,
     Presence,
-    Question,
-    Rating,
-    TaskAssignment,
-    TaskResult,
-    Usage,
 )
 from society.colours import role_style
+from society.describe import describe
 
 __all__ = ["Entry", "Filter", "entries", "render", "summarize", "to_json", "tree"]
 
@@ -104,67 +87,9 @@ class Filter:
         )
 
 
-def _cut(text: str, n: int = 90) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
-
-
 def summarize(p: Payload) -> str:
     """A one-line description of a payload."""
-    match p:
-        case Goal():
-            return _cut(p.text) + (f" (fork of {p.origin})" if p.origin else "")
-        case PlanRequest():
-            why = f": {p.critique}" if p.critique else ""
-            return _cut(f"revision {p.revision} try {p.attempt} ({p.reason}){why}")
-        case Plan():
-            if p.error:
-                return _cut(f"revision {p.revision} failed: {p.error}")
-            return _cut(f"revision {p.revision}: " + ", ".join(t.id for t in p.tasks))
-        case PlanDecision():
-            verdict = "accepted" if p.accepted else "refused: " + "; ".join(p.errors)
-            return _cut(f"revision {p.revision} {verdict}")
-        case TaskAssignment():
-            return _cut(f"{p.task.id} → {p.task.role} (try {p.attempt}): {p.task.description}")
-        case TaskResult():
-            detail = p.error or p.summary or ", ".join(p.outputs)
-            return _cut(f"{p.task_id} {p.status}: {detail}")
-        case ExecRequest():
-            return _cut(f"run {len(p.code.splitlines())} lines of {p.language}")
-        case ExecResult():
-            if p.error:
-                return _cut(f"sandbox error: {p.error}")
-            how = "timed out" if p.timed_out else f"exit {p.exit_code}"
-            last = (p.stderr.strip().splitlines() or [""])[-1]
-            return _cut(f"{how} in {p.wall_s:.2f}s {last}")
-        case Usage() if p.kind == "model":
-            if p.error or p.cancelled:
-                return _cut(f"{p.model}: {'cancelled' if p.cancelled else p.error}")
-            return f"{p.model}: {p.tokens_in}+{p.tokens_out} tokens, {p.latency_s:.2f}s"
-        case Usage():
-            return f"sandbox {p.sandbox_s:.2f}s"
-        case Question():
-            return _cut(f"[{p.question_id}] {p.text} (default {p.default!r})")
-        case Answer():
-            return _cut(f"[{p.question_id}] {p.by}: {p.text or p.approved}")
-        case Chat():
-            to = f"@{p.to} " if p.to else ""
-            return _cut(f"{to}{p.text}")
-        case Rating():
-            return _cut(f"{p.task_id} rated {p.score}/5 by {p.by}: {p.comment}")
-        case Critique():
-            return _cut(f"{p.detector} → {p.verdict}: {p.summary}")
-        case Lesson():
-            return _cut(p.text)
-        case Control():
-            return _cut(f"{p.action} {' '.join(p.task_ids)} {p.reason}")
-        case Presence():
-            return f"{p.status} ({p.role}, pid {p.pid})" if p.pid else p.status
-        case Final():
-            return _cut(f"{p.status}: {p.reason or p.answer or ''}")
-        case DeadLetter():
-            return _cut(f"on {p.subject}: {p.error}")
-    return ""
+    return describe(p).summary
 
 
 def render(entry: Entry) -> Text:

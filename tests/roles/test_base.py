@@ -13,14 +13,14 @@ from bus.payloads import TaskAssignment, TaskResult, TaskSpec
 from bus.runlog import STREAM_NAME
 from bus.subjects import Channel
 from bus.workqueue import delete_run_queues, ensure_queue
-from roles.base import RoleContext
+from roles.context import RoleContext
 from roles.settings import RoleSettings
 from roles.worker import WorkerRole
 
 pytestmark = [pytest.mark.nats, pytest.mark.timeout(30)]
 
 
-class Slow(WorkerRole):
+class Slow(WorkerRole[RoleSettings]):
     """Works until told to finish; says when it started."""
 
     name = "slow"
@@ -36,8 +36,9 @@ class Slow(WorkerRole):
 
 
 def slow(nats_url: str, run_id: str, instance: str, delivery: DeliverySettings) -> Slow:
-    ctx = RoleContext(run_id, ConnectOptions.from_url(nats_url), RoleSettings(), instance)
-    ctx.delivery = delivery
+    ctx = RoleContext(
+        run_id, ConnectOptions.from_url(nats_url), RoleSettings(), instance, delivery=delivery
+    )
     role = Slow(ctx)
     role.started, role.finish = asyncio.Event(), asyncio.Event()
     return role

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from bus.payloads import Plan, TaskSpec
-from roles.human_gate import STALE_S, HumanPresence, approval_of
+from roles.human_gate import approval_of
 from roles.manager.approval import describe_plan
 from roles.manager.graph import validate_plan
+from roles.presence import STALE_S, HumanPresence
 
 
 def test_people_come_heartbeat_and_go() -> None:

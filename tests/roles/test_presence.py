@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bus.payloads import Presence
-from roles.manager.presence import PresenceRegistry
+from roles.presence import PresenceRegistry
 from roles.settings import PresenceSettings
 
 

@@ -1,12 +1,11 @@
-"""The budget guard: reservations before spending, exact call limits."""
+"""Budgets: the guard's reservations before spending, exact call limits."""
 
 from __future__ import annotations
 
 import pytest
 
-from roles.budget_guard import BudgetGuard
+from roles.budget import BudgetGuard, BudgetSettings
 from roles.errors import BudgetExceeded
-from roles.manager.budget import BudgetSettings
 
 
 def test_calls_limit_counts_calls_in_flight() -> None:

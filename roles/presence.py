@@ -1,4 +1,5 @@
-"""Which role instances are alive, as the manager sees it from their presence messages.
+"""Who is there, folded from presence messages: role instances (the manager's capacity and
+missing roles) and people attached to the run (the human gate's escalations and notes).
 
 Instances announce themselves (``up``), heartbeat, and leave (``down``); one that misses
 ``missed`` heartbeats in a row counts as gone (a worker killed outright says nothing).
@@ -16,7 +17,12 @@ from dataclasses import dataclass
 from bus.payloads import Presence
 from roles.settings import PresenceSettings
 
-__all__ = ["Instance", "PresenceRegistry"]
+__all__ = ["HEARTBEAT_S", "STALE_S", "HumanPresence", "Instance", "PresenceRegistry"]
+
+HEARTBEAT_S = 10.0
+"""How often an attached person's client says it is still there."""
+STALE_S = 3.5 * HEARTBEAT_S
+"""A person not heard from for this long counts as gone (their client died)."""
 
 
 @dataclass
@@ -36,19 +42,20 @@ class PresenceRegistry:
     """Live instances by sender, and how long each needed role has gone unserved."""
 
     def __init__(
-        self, settings: PresenceSettings, clock: Callable[[], float] = time.monotonic
+        self,
+        settings: PresenceSettings,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        ttl_s: float | None = None,
     ) -> None:
         self.settings = settings
         self._clock = clock
+        self.ttl_s = settings.heartbeat_s * settings.missed if ttl_s is None else ttl_s
+        """Silence after which an instance counts as gone."""
         self._instances: dict[str, Instance] = {}
         self._missing_since: dict[str, float] = {}
 
-    @property
-    def ttl_s(self) -> float:
-        """Silence after which an instance counts as gone."""
-        return self.settings.heartbeat_s * self.settings.missed
-
-    def update(self, sender: str, presence: Presence) -> None:
+    def update(self, sender: str, presence: Presence, now: float | None = None) -> None:
         """Take in an ``up``, ``heartbeat`` or ``down`` of ``sender``."""
         if presence.status == "down":
             self._instances.pop(sender, None)
@@ -59,12 +66,12 @@ class PresenceRegistry:
             presence.concurrency,
             presence.host,
             presence.pid,
-            self._clock(),
+            self._clock() if now is None else now,
         )
 
-    def live(self, role: str) -> list[Instance]:
+    def live(self, role: str, now: float | None = None) -> list[Instance]:
         """The instances of ``role`` heard from within the ttl."""
-        oldest = self._clock() - self.ttl_s
+        oldest = (self._clock() if now is None else now) - self.ttl_s
         return [i for i in self._instances.values() if i.role == role and i.seen >= oldest]
 
     def capacity(self, role: str) -> int:
@@ -104,3 +111,19 @@ class PresenceRegistry:
                 self._missing_since.setdefault(role, now)
         wait = self.settings.wait_s
         return sorted(r for r, since in self._missing_since.items() if now - since >= wait)
+
+
+class HumanPresence(PresenceRegistry):
+    """The people attached (``human/<name>`` instances), who heartbeat every `HEARTBEAT_S`."""
+
+    def __init__(self, stale_s: float = STALE_S) -> None:
+        super().__init__(PresenceSettings(heartbeat_s=HEARTBEAT_S), ttl_s=stale_s)
+
+    def seen(self, person: str, status: str, now: float | None = None) -> None:
+        """Fold in one presence message of ``person``."""
+        presence = Presence(status=status, role="human")  # type: ignore[arg-type]
+        self.update(f"human/{person}", presence, now)
+
+    def attached(self, now: float | None = None) -> list[str]:
+        """The people heard from recently, sorted."""
+        return sorted(i.sender.partition("/")[2] for i in self.live("human", now))

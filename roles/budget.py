@@ -1,0 +1,199 @@
+"""Budgets: a run's limits, what it has spent, and the two places that hold it to them.
+
+- `BudgetSettings`: the limits (the scenario's ``budgets``).
+- `Spend`: what was used. `Spend.add_usage` folds a usage message: the manager's
+  `BudgetTracker` and the live view (``society.progress``) fold the same messages with
+  it, so they show the same numbers.
+- `BudgetGuard`: checked *before* every model call and sandbox run of the roles in one
+  process. A call reserves what it may use (1 call; its prompt tokens, counted before
+  sending; the largest answer seen so far; the matching cost) and settles the real
+  figures after. A call is refused when what is used plus everything in flight plus its
+  own reservation would cross a limit: the calls limit is exact, tokens and cost can
+  only be overshot by how much an answer exceeds the largest one seen before (about one
+  call's output), and sandbox runs reserve their whole timeout (the timeout kills), so
+  sandbox seconds are never exceeded.
+- `BudgetTracker`: the manager's view from usage messages and the wall clock; it names
+  the first budget that is spent, and the manager stops the run on it.
+
+A budget stop is a typed value wherever it travels: `BudgetExceeded` (name, limit, used)
+inside a process, ``status="budget_exhausted"`` on a task result or a plan.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from pydantic import Field
+
+from bus.payloads import Usage
+from roles.errors import BudgetExceeded
+from roles.settings import StrictModel
+
+__all__ = ["BudgetGuard", "BudgetSettings", "BudgetTracker", "Spend", "first_exceeded"]
+
+
+class BudgetSettings(StrictModel):
+    """Limits of one run; ``null`` means no limit. The defaults are safe, not unlimited."""
+
+    wall_s: float | None = Field(default=1800.0, gt=0)
+    """Wall-clock seconds from the goal to the final message."""
+    tokens: int | None = Field(default=None, gt=0)
+    """Model tokens, in and out together."""
+    tokens_in: int | None = Field(default=None, gt=0)
+    tokens_out: int | None = Field(default=None, gt=0)
+    cost: float | None = Field(default=None, gt=0)
+    """Money, from the models' price tables (prices are per million tokens)."""
+    currency: str = "USD"
+    calls: int | None = Field(default=500, gt=0)
+    """Model calls."""
+    sandbox_s: float | None = Field(default=600.0, gt=0)
+    """Seconds of code execution in the sandbox."""
+    replans: int = Field(default=2, ge=0, le=50)
+    """Plan revisions after the first."""
+
+    def limits(self) -> dict[str, float | None]:
+        """Each budget the views show, by name, with its limit (None: unlimited)."""
+        return {
+            "wall_s": self.wall_s,
+            "tokens": self.tokens,
+            "cost": self.cost,
+            "calls": self.calls,
+            "sandbox_s": self.sandbox_s,
+            "replans": self.replans,
+        }
+
+
+@dataclass
+class Spend:
+    """What a run (or one reservation) uses."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    sandbox_s: float = 0.0
+    replans: int = 0
+
+    @property
+    def tokens(self) -> int:
+        """Tokens in and out together."""
+        return self.tokens_in + self.tokens_out
+
+    def add(self, other: Spend, sign: int = 1) -> None:
+        """Add (or, with ``sign=-1``, take away) another spend."""
+        self.calls += sign * other.calls
+        self.tokens_in += sign * other.tokens_in
+        self.tokens_out += sign * other.tokens_out
+        self.cost += sign * other.cost
+        self.sandbox_s += sign * other.sandbox_s
+        self.replans += sign * other.replans
+
+    def add_usage(self, usage: Usage) -> bool:
+        """Fold in a usage message; False for a model call that was never answered
+        (failed or cancelled: nothing was used, the guard released it)."""
+        if usage.kind == "model":
+            if usage.answer is None:
+                return False
+            self.add(Spend(1, usage.tokens_in, usage.tokens_out, usage.cost))
+        else:
+            self.sandbox_s += usage.sandbox_s
+        return True
+
+
+def first_exceeded(
+    settings: BudgetSettings, used: Spend, want: Spend | None = None, wall_s: float = 0.0
+) -> BudgetExceeded | None:
+    """The first budget that ``used`` has reached, or, with ``want``, that ``used + want``
+    would cross (only budgets ``want`` spends on); None when all is within the limits."""
+    s = settings
+    ask = want or Spend()
+    checks: list[tuple[str, float | None, float, float]] = [
+        ("wall_s", s.wall_s if want is None else None, wall_s, 0.0),
+        ("tokens", s.tokens, used.tokens, ask.tokens),
+        ("tokens_in", s.tokens_in, used.tokens_in, ask.tokens_in),
+        ("tokens_out", s.tokens_out, used.tokens_out, ask.tokens_out),
+        ("cost", s.cost, used.cost, ask.cost),
+        ("calls", s.calls, used.calls, ask.calls),
+        ("sandbox_s", s.sandbox_s, used.sandbox_s, ask.sandbox_s),
+    ]
+    for name, limit, spent, extra in checks:
+        if limit is None:
+            continue
+        if want is None and spent >= limit:
+            return BudgetExceeded(name, limit, spent)
+        if want is not None and extra > 0 and spent + extra > limit:
+            return BudgetExceeded(name, limit, spent, extra)
+    return None
+
+
+class BudgetGuard:
+    """Reservations before spending, shared by the roles of a process (thread-safe)."""
+
+    def __init__(self, settings: BudgetSettings) -> None:
+        self.settings = settings
+        self.used = Spend()
+        self.held = Spend()
+        self.largest_out = 0
+        self._lock = threading.Lock()
+
+    def _hold(self, want: Spend) -> Spend:
+        committed = Spend()
+        committed.add(self.used)
+        committed.add(self.held)
+        exceeded = first_exceeded(self.settings, committed, want)
+        if exceeded is not None:
+            raise exceeded
+        self.held.add(want)
+        return want
+
+    def reserve_call(self, tokens_in: int, price_in: float, price_out: float) -> Spend:
+        """Hold a model call (raises `BudgetExceeded` if it could cross a limit)."""
+        with self._lock:
+            out = self.largest_out
+            cost = (tokens_in * price_in + out * price_out) / 1_000_000
+            return self._hold(Spend(1, tokens_in, out, cost))
+
+    def settle_call(self, held: Spend, tokens_in: int, tokens_out: int, cost: float) -> None:
+        """Replace a call's reservation by what it used."""
+        with self._lock:
+            self.held.add(held, -1)
+            self.used.add(Spend(1, tokens_in, tokens_out, cost))
+            self.largest_out = max(self.largest_out, tokens_out)
+
+    def release(self, held: Spend) -> None:
+        """Drop a reservation whose step never ran (it failed before using anything)."""
+        with self._lock:
+            self.held.add(held, -1)
+
+    def reserve_sandbox(self, timeout_s: float) -> Spend:
+        """Hold a sandbox run for its whole timeout."""
+        with self._lock:
+            return self._hold(Spend(sandbox_s=timeout_s))
+
+    def add_sandbox(self, seconds: float) -> None:
+        """Record a run's real duration (after releasing its reservation)."""
+        with self._lock:
+            self.used.sandbox_s += seconds
+
+
+@dataclass
+class BudgetTracker:
+    """The manager's tally from usage messages and the wall clock."""
+
+    settings: BudgetSettings
+    started: float = field(default_factory=time.monotonic)
+    spend: Spend = field(default_factory=Spend)
+
+    def elapsed(self) -> float:
+        """Seconds since the run started."""
+        return time.monotonic() - self.started
+
+    def exhausted(self) -> BudgetExceeded | None:
+        """The first budget that is used up, else None."""
+        return first_exceeded(self.settings, self.spend, wall_s=self.elapsed())
+
+    def can_replan(self) -> bool:
+        """Whether another plan revision is allowed."""
+        return self.spend.replans < self.settings.replans

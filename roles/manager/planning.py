@@ -1,0 +1,131 @@
+"""The manager's side of planning: which revision and try it asks the planner for, and
+what a plan that comes back decides (`Planning.review`), as a value the manager acts on.
+
+A plan is `Stale` when it answers a request no longer open, `Refused` with the errors
+the planner gets back (or, after the last try, the reason the run fails), `Valid` with
+the checked task graph, or a `Finish` when the planner itself gave up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bus.payloads import Goal, Plan, PlanDecision, PlanRequest
+from roles.manager.graph import PlanCheck, validate_plan
+from roles.manager.ledger import Ledger
+from roles.manager.tasks import Finish
+
+__all__ = ["Planning", "Refused", "Review", "Stale", "Valid"]
+
+
+@dataclass(frozen=True)
+class Stale:
+    """The plan answers a request that is no longer open: ignore it."""
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The plan did not validate: ``decision`` says why; ``give_up`` is the run's failure
+    reason once the tries are spent (else the planner tries again)."""
+
+    decision: PlanDecision
+    give_up: str | None
+
+
+@dataclass(frozen=True)
+class Valid:
+    """The plan validated: ``check`` holds its tasks, merges and carried-over outputs."""
+
+    check: PlanCheck
+
+    def decision(self, revision: int) -> PlanDecision:
+        """The acceptance message."""
+        c = self.check
+        return PlanDecision(revision=revision, accepted=True, merged=c.merged, kept=c.kept)
+
+
+Review = Stale | Finish | Refused | Valid
+
+
+@dataclass
+class Planning:
+    """Revision and try counters, the agreed success criteria, and whether a plan is due."""
+
+    max_tries: int
+    duplicate_threshold: float
+    revision: int = 0
+    attempt: int = 0
+    criteria: list[str] = field(default_factory=list)
+    pending: bool = False
+    """A plan request is open (nothing is dispatched meanwhile)."""
+
+    def request(
+        self,
+        reason: str,
+        goal: Goal,
+        roles: list[str],
+        ledger: Ledger,
+        *,
+        errors: list[str] | None = None,
+        critique: str | None = None,
+        evidence: list[str] | None = None,
+    ) -> PlanRequest:
+        """The next request: a new revision, or (``invalid``) another try of this one."""
+        if reason == "invalid":
+            self.attempt += 1
+        else:
+            self.revision += 1
+            self.attempt = 1
+        self.pending = True
+        return PlanRequest(
+            goal=goal.text,
+            revision=self.revision,
+            attempt=self.attempt,
+            reason=reason,  # type: ignore[arg-type]
+            goal_inputs=sorted(goal.inputs),
+            roles=roles,
+            errors=errors or [],
+            completed=ledger.completed,
+            failed=ledger.failed,
+            critique=critique,
+            evidence=evidence or [],
+            success_criteria=self.criteria,
+        )
+
+    def review(self, plan: Plan, goal: Goal, roles: list[str], ledger: Ledger) -> Review:
+        """What a plan from the planner decides."""
+        if plan.revision != self.revision or not self.pending:
+            return Stale()
+        match plan.status:
+            case "failed":
+                return Finish("failed", f"the planner could not produce a plan: {plan.error}")
+            case "budget_exhausted":
+                return Finish("budget_exhausted", plan.error or "")
+            case "proposed":
+                pass
+        check = validate_plan(
+            plan.tasks,
+            roles=set(roles),
+            available=set(ledger.values(goal.inputs)),
+            completed=set(ledger.completed),
+            threshold=self.duplicate_threshold,
+        )
+        if check.ok:
+            return Valid(check)
+        decision = PlanDecision(
+            revision=plan.revision,
+            accepted=False,
+            errors=check.errors,
+            merged=check.merged,
+            kept=check.kept,
+        )
+        give_up = None
+        if self.attempt >= self.max_tries:
+            last = "; ".join(check.errors)
+            give_up = f"no valid plan after {self.attempt} tries; last errors: {last}"
+        return Refused(decision, give_up)
+
+    def accepted(self, plan: Plan) -> None:
+        """A plan was accepted: nothing is due, and its criteria hold from now on."""
+        self.pending = False
+        self.criteria = self.criteria or plan.success_criteria

@@ -1,0 +1,97 @@
+"""`Watch`: the manager's budget keeping — spend folded from usage messages, and a clock
+that ends the run when the wall-clock budget is spent or a role it needs has nobody, and
+fails tasks past their timeout.
+
+When a budget is spent, dispatch stops and tasks in flight may still report (they cannot
+spend more: the budget guard refuses their next call) for a short grace; then the run
+ends. The watch decides; the manager acts through the callbacks it gives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Protocol
+
+from bus import Envelope
+from bus.payloads import Usage
+from roles.budget import BudgetTracker
+from roles.manager.ledger import InFlight, Ledger
+from roles.presence import PresenceRegistry
+from roles.settings import ManagerSettings
+
+__all__ = ["Watch"]
+
+
+class Finish(Protocol):
+    """The manager's `finish`."""
+
+    def __call__(
+        self, status: str, reason: str, *, parent: Envelope | str | None
+    ) -> Awaitable[None]: ...
+
+
+class Watch:
+    """Budgets and the clock of one manager."""
+
+    def __init__(
+        self,
+        settings: ManagerSettings,
+        budget: BudgetTracker,
+        presence: PresenceRegistry,
+        ledger: Ledger,
+        *,
+        finish: Finish,
+        time_out: Callable[[InFlight], Awaitable[None]],
+        spawn: Callable[[Coroutine[Any, Any, None]], object],
+    ) -> None:
+        self.settings = settings
+        self.budget = budget
+        self.presence = presence
+        self.ledger = ledger
+        self._finish = finish
+        self._time_out = time_out
+        self._spawn = spawn
+        self.stopping: str | None = None
+        """Why the run is stopping for a budget (None: it is not)."""
+        self.done = False
+
+    async def on_usage(self, env: Envelope, usage: Usage) -> None:
+        """Add up spend; stop when a budget is reached."""
+        if not self.budget.spend.add_usage(usage):
+            return  # a failed or cancelled call: nothing was answered
+        spent = self.budget.exhausted()
+        if spent is not None:
+            await self.stop_for_budget(spent.reason, parent=env)
+
+    async def stop_for_budget(self, reason: str, *, parent: Envelope | None) -> None:
+        """Dispatch nothing more; let tasks in flight report for the grace, then finish."""
+        if self.stopping is None:
+            self.stopping = reason
+            self._spawn(self._grace())
+        if not self.ledger.inflight:
+            await self._finish("budget_exhausted", reason, parent=parent)
+
+    async def _grace(self) -> None:
+        await asyncio.sleep(self.settings.budget_grace_s)
+        if self.stopping is not None:
+            await self._finish("budget_exhausted", self.stopping, parent=None)
+
+    async def run(self, planning_pending: Callable[[], bool]) -> None:
+        """Every quarter second: the wall-clock budget, missing roles, task timeouts."""
+        while not self.done:
+            await asyncio.sleep(0.25)
+            spent = self.budget.exhausted()
+            if spent is not None:
+                await self._finish("budget_exhausted", spent.reason, parent=None)
+                return
+            needed = {f.role for f in self.ledger.inflight.values()}
+            if planning_pending():
+                needed.add("planner")
+            for role in self.presence.overdue(needed):
+                await self._finish("failed", self.presence.missing(role), parent=None)
+                return
+            limit = self.settings.task_timeout_s
+            for flight in self.ledger.timed_out(limit, time.monotonic()):
+                await self._time_out(flight)

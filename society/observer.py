@@ -1,0 +1,97 @@
+"""`RunObserver`: the runner's own connection to a run — it creates the run log, sees every
+message once (feeding the live view), catches up from the log after a reconnect, waits
+for the final message, and at the end exports the log to ``runs/<id>/log.jsonl``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import structlog
+
+from bus import Bus, BusError, ConnectOptions, Envelope, runlog, subjects, workqueue
+from bus.payloads import Control, Final, Goal
+from roles.base import Role
+from society.live import LiveView
+
+__all__ = ["RunObserver"]
+
+log = structlog.get_logger("runner")
+
+
+class RunObserver:
+    """Watches one run from the runner's side (an async context manager)."""
+
+    def __init__(self, connect: ConnectOptions, run_id: str, view: LiveView) -> None:
+        self.run_id = run_id
+        self.view = view
+        self.bus = Bus(connect, name=f"{run_id}-runner", durable=True)
+        self.final_seen = asyncio.Event()
+        self._seen: set[str] = set()
+
+    async def __aenter__(self) -> RunObserver:
+        await self.bus.connect()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.bus.close()
+
+    async def start(self, *, replicas: int = 1) -> None:
+        """Create the run log's stream and follow the run."""
+        await runlog.ensure_stream(self.bus, replicas=replicas)
+        await self.bus.subscribe(subjects.run_wildcard(self.run_id), self._observe)
+        self.bus.on_reconnect(self._catch_up)
+        await self.bus.flush()
+
+    async def _observe(self, env: Envelope) -> None:
+        if env.id in self._seen:
+            return
+        self._seen.add(env.id)
+        self.view.update(env)
+        if isinstance(env.payload, Final):
+            self.final_seen.set()
+
+    async def _catch_up(self) -> None:
+        """After a reconnect, take in from the log what was published meanwhile."""
+        for record in await runlog.fetch_run(self.bus, self.run_id):
+            if record.envelope is not None:
+                await self._observe(record.envelope)
+
+    async def send_goal(self, goal: Goal) -> None:
+        """Start the run."""
+        await self.bus.send(self.run_id, "runner/0", goal)
+
+    async def wait_final(self, timeout: float | None) -> None:
+        """Until the final message (or the timeout, which is logged)."""
+        try:
+            await asyncio.wait_for(self.final_seen.wait(), timeout)
+        except TimeoutError:
+            log.error("no final message in time", run=self.run_id)
+
+    async def abort(self) -> None:
+        """On Ctrl-C: ask the manager to stop cleanly and give it a moment to say so."""
+        with contextlib.suppress(Exception):
+            control = Control(action="abort", reason="interrupted", by="runner")
+            await self.bus.send(self.run_id, "runner/0", control)
+            await asyncio.wait_for(asyncio.shield(self.final_seen.wait()), 5)
+
+    async def export(self, roles: list[Role[Any]], path: Path) -> Path:
+        """Stop the roles (they finish reacting first), then export the whole log."""
+        for role in reversed(roles):
+            await role.stop()
+        with contextlib.suppress(BusError):
+            await self.bus.flush()
+        count = await runlog.export_jsonl(self.bus, self.run_id, path)
+        log.info("exported run log", path=str(path), messages=count)
+        with contextlib.suppress(BusError):  # the server drops idle queues anyway
+            await workqueue.delete_run_queues(self.bus, self.run_id)
+        return path
