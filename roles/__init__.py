@@ -1,1 +1,8 @@
-"""The roles of the society on one shared `Role` base. Imports bus and sandbox, never society."""
+"""The roles of the society on one shared kit. Imports bus and sandbox, never society.
+
+The kit: `roles.context` (a role's typed `RoleContext` and `RoleDeps`), `roles.base`
+(lifecycle and routing), `roles.calls` (model calls), `roles.conversation` (chat),
+`roles.budget` (limits, spend, guard, tracker), `roles.execution` (running code),
+`roles.presence` (who is there), `roles.human_gate` (asking a person). Each role module
+holds its handlers and prompts; the manager's parts live in `roles.manager`.
+"""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import assert_never
+from typing import Protocol, assert_never
 
 from bus import Envelope
 from bus.payloads import (
@@ -35,9 +35,21 @@ from bus.payloads import (
     TaskResult,
     Usage,
 )
-from society.human.state import AskedQuestion
 
-__all__ = ["Described", "describe"]
+__all__ = ["Asked", "Described", "describe"]
+
+
+class Asked(Protocol):
+    """A question as the person's conversation numbers it (`society.human.state`)."""
+
+    @property
+    def label(self) -> str:
+        """``#n``: how the person names the question."""
+        ...
+
+    def how_to_answer(self) -> str:
+        """The commands that answer it."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -67,7 +79,7 @@ def _last_line(text: str) -> str:
 
 
 def describe(
-    p: Payload, env: Envelope | None = None, asked: AskedQuestion | None = None
+    p: Payload, env: Envelope | None = None, asked: Asked | None = None
 ) -> Described:
     """How ``p`` (sent in ``env``; ``asked``: the question it asks or answers) reads."""
     role = env.role if env is not None else ""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from bus import Envelope
 from bus.payloads import Answer, Final, Presence, Question, TaskAssignment, TaskResult
-from roles.presence import STALE_S
+from roles.presence import HumanPresence
 from society.human.commands import CommandError
 
 __all__ = ["AskedQuestion", "Conversation"]
@@ -71,8 +71,8 @@ class Conversation:
     results: dict[str, str] = field(default_factory=dict)
     """Task id -> status of its latest result."""
     roles: set[str] = field(default_factory=lambda: set(ROLES))
-    people: dict[str, int] = field(default_factory=dict)
-    """Attached people -> when last heard from (Unix microseconds)."""
+    people: HumanPresence = field(default_factory=HumanPresence)
+    """Attached people, by when the log last heard from them."""
     final: Final | None = None
 
     def apply(self, env: Envelope) -> AskedQuestion | None:
@@ -95,10 +95,7 @@ class Conversation:
             case TaskResult() if p.status != "cancelled":
                 self.results[p.task_id] = p.status
             case Presence() if p.role == "human":
-                if p.status == "down":
-                    self.people.pop(env.instance, None)
-                else:
-                    self.people[env.instance] = env.ts
+                self.people.seen(env.instance, p.status, now=env.ts / 1e6)
             case Presence():
                 self.roles.add(p.role)
             case Final():
@@ -144,7 +141,6 @@ class Conversation:
             raise CommandError(msg)
         return waiting[0]
 
-    def attached(self, now: float | None = None, stale_s: float = STALE_S) -> list[str]:
-        """People heard from recently."""
-        t = (time.time() if now is None else now) * 1e6
-        return sorted(p for p, ts in self.people.items() if t - ts <= stale_s * 1e6)
+    def attached(self, now: float | None = None) -> list[str]:
+        """People heard from recently (by the log's clock: Unix seconds)."""
+        return self.people.attached(time.time() if now is None else now)
