@@ -78,9 +78,7 @@ def _last_line(text: str) -> str:
     return (text.strip().splitlines() or [""])[-1]
 
 
-def describe(
-    p: Payload, env: Envelope | None = None, asked: Asked | None = None
-) -> Described:
+def describe(p: Payload, env: Envelope | None = None, asked: Asked | None = None) -> Described:
     """How ``p`` (sent in ``env``; ``asked``: the question it asks or answers) reads."""
     role = env.role if env is not None else ""
     instance = env.instance if env is not None else ""
