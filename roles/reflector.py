@@ -66,6 +66,8 @@ class Reflector(Role[ReflectorSettings]):
         """Learn from what went wrong (and from what people said)."""
         p = env.payload
         match p:
+            case Goal():
+                self.goal = p.text
             case TaskAssignment():
                 self.tasks[p.task.id] = p.task.description
                 if not self.goal:
@@ -103,8 +105,7 @@ class Reflector(Role[ReflectorSettings]):
                         parent=env,
                     )
             case (
-                Goal()
-                | PlanRequest()
+                PlanRequest()
                 | Plan()
                 | PlanDecision()
                 | ExecRequest()
