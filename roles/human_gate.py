@@ -187,7 +187,7 @@ class HumanGate:
             await self.bus.send(
                 self.run_id,
                 self.sender,
-                Chat(text=notice, to="human", by=self.sender.partition("/")[0]),
+                Chat(text=notice, to="human", by=self.sender.partition("/")[0], intent="notice"),
                 parent_id=env.id,
                 task_id=env.task_id,
             )
