@@ -1,16 +1,13 @@
 """`Bus`: a typed NATS connection (async context manager) that speaks envelopes.
 
-One `Bus` is one NATS connection; every role instance opens its own, exactly as if it
-ran on another machine. Messages that fail validation never reach a handler and never
-kill a subscription: they are republished as `DeadLetter` envelopes on the run's
-dead-letter subject and logged.
+One `Bus` is one NATS connection; every role instance opens its own, as if it ran on
+another machine. Messages that fail validation never reach a handler nor kill a
+subscription: they are republished as `DeadLetter` envelopes and logged.
 
-A *durable* bus (roles use one) publishes the payloads that change a run's state (see
-``DURABLE`` in `bus.payloads`: goal, plan request, plan, task, result, final) through
-JetStream and waits for the run-log stream's ack, retrying across reconnects with the
-envelope id as ``Nats-Msg-Id`` so a retry is stored once. Everything else is a plain
-fire-and-forget publish. A publish or subscribe the server refuses (per-user
-permissions) is logged as an error; a durable publish raises `BusPermissionError`.
+A *durable* bus (roles use one) stores the payloads that change a run's state (``DURABLE``
+in `bus.payloads`) through JetStream, waiting for the stream's ack and retrying across
+reconnects with the envelope id as ``Nats-Msg-Id`` (stored once); the rest is a plain
+publish. Refusals are logged, and a refused durable publish raises `BusPermissionError`.
 """
 
 from __future__ import annotations

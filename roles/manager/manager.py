@@ -1,20 +1,15 @@
 """The manager: asks for a plan, validates it, dispatches ready tasks in priority order as
 far as the roles' capacity allows, collects results, replans on failure or critique, enforces
-budgets, and publishes the final message.
+budgets, and publishes the final message. Every decision is a message in the log.
 
-Every decision is a message in the log: plan requests (with the reason), plan decisions
-(with the errors), assignments, cancellations, and the final message. A person's plan
-approval or escalation answer comes back as a decision value (`roles.manager.approval`)
-that this module acts on; the run's bookkeeping is the `Ledger`.
-
-Uses: the run's budgets, the configured capacity, long-term memory (lessons for the
-assignments' notes) and its recall count, and the human settings.
+Its parts decide and return values it acts on (`planning`, `tasks`, `approval` for a
+person's answers, `watch` for budgets and the clock); the bookkeeping is the `Ledger`.
+Uses: the budgets, the configured capacity, memory and recall, the human settings.
 
 Plans and results arrive through work queues (nothing is lost while the manager is
-disconnected); a result is applied once, by the assignment it answers (task id and
-attempt), so a duplicate from a redelivered task changes nothing. Presence tells the
-manager which roles have live workers: their capacity bounds dispatch, and a needed role
-nobody serves fails the run after the presence wait.
+disconnected); a result is applied once, by the assignment it answers, so a duplicate
+from a redelivered task changes nothing. Presence gives the roles' live capacity, and a
+needed role nobody serves fails the run after the presence wait.
 """
 
 from __future__ import annotations
