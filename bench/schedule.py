@@ -39,7 +39,8 @@ from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
 from roles.worker import WorkerRole  # noqa: E402
 from society.logs import configure_logging  # noqa: E402
 from society.models.offline import OfflineClient  # noqa: E402
-from society.models.ratelimit import RateLimitedClient, RateLimiter  # noqa: E402
+from society.models.ratelimit import RateLimiter  # noqa: E402
+from society.models.retrying import RetryingClient  # noqa: E402
 
 
 class LatencyClient(OfflineClient):
@@ -134,7 +135,7 @@ async def run_once(
     connect = ConnectOptions.from_url(url)
     client = LatencyClient(latency)
     limiter = RateLimiter(rpm, None) if rpm else None
-    model = ModelAccess(RateLimitedClient(client, limiter), "simulated")
+    model = ModelAccess(RetryingClient(client, limiter), "simulated")
     TimedManager.cpu = 0.0
     manager = TimedManager(
         RoleContext(

@@ -62,6 +62,8 @@ class Role(Generic[S]):
             ctx.deps.model,
             ctx.deps.guard,
             self.send,
+            tools=ctx.deps.tools,
+            prompts=ctx.deps.prompts,
             checkpoint=self.checkpoint,
             max_parse_tries=ctx.settings.max_parse_tries,
         )

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from pydantic import Field
 
-from bus.payloads import Usage
+from bus.payloads import ToolCall, Usage
 from roles.errors import BudgetExceeded
 from roles.settings import StrictModel
 
@@ -50,6 +50,8 @@ class BudgetSettings(StrictModel):
     """Model calls."""
     sandbox_s: float | None = Field(default=600.0, gt=0)
     """Seconds of code execution in the sandbox."""
+    tool_calls: int | None = Field(default=200, gt=0)
+    """Calls of MCP tools (a refused or failed call counts too: it was asked for)."""
     replans: int = Field(default=2, ge=0, le=50)
     """Plan revisions after the first."""
 
@@ -61,6 +63,7 @@ class BudgetSettings(StrictModel):
             "cost": self.cost,
             "calls": self.calls,
             "sandbox_s": self.sandbox_s,
+            "tool_calls": self.tool_calls,
             "replans": self.replans,
         }
 
@@ -75,6 +78,7 @@ class Spend:
     cost: float = 0.0
     sandbox_s: float = 0.0
     replans: int = 0
+    tool_calls: int = 0
 
     @property
     def tokens(self) -> int:
@@ -89,11 +93,14 @@ class Spend:
         self.cost += sign * other.cost
         self.sandbox_s += sign * other.sandbox_s
         self.replans += sign * other.replans
+        self.tool_calls += sign * other.tool_calls
 
-    def add_usage(self, usage: Usage) -> bool:
-        """Fold in a usage message; False for a model call that was never answered
-        (failed or cancelled: nothing was used, the guard released it)."""
-        if usage.kind == "model":
+    def add_usage(self, usage: Usage | ToolCall) -> bool:
+        """Fold in a usage or tool-call message; False for a model call that was never
+        answered (failed or cancelled: nothing was used, the guard released it)."""
+        if isinstance(usage, ToolCall):
+            self.tool_calls += 1
+        elif usage.kind == "model":
             if usage.answer is None:
                 return False
             self.add(Spend(1, usage.tokens_in, usage.tokens_out, usage.cost))
@@ -117,6 +124,7 @@ def first_exceeded(
         ("cost", s.cost, used.cost, ask.cost),
         ("calls", s.calls, used.calls, ask.calls),
         ("sandbox_s", s.sandbox_s, used.sandbox_s, ask.sandbox_s),
+        ("tool_calls", s.tool_calls, used.tool_calls, ask.tool_calls),
     ]
     for name, limit, spent, extra in checks:
         if limit is None:
@@ -171,6 +179,17 @@ class BudgetGuard:
         """Hold a sandbox run for its whole timeout."""
         with self._lock:
             return self._hold(Spend(sandbox_s=timeout_s))
+
+    def reserve_tool(self) -> Spend:
+        """Hold one tool call (raises `BudgetExceeded` when the budget is spent)."""
+        with self._lock:
+            return self._hold(Spend(tool_calls=1))
+
+    def settle_tool(self, held: Spend) -> None:
+        """A held tool call was made."""
+        with self._lock:
+            self.held.add(held, -1)
+            self.used.tool_calls += 1
 
     def add_sandbox(self, seconds: float) -> None:
         """Record a run's real duration (after releasing its reservation)."""

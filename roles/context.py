@@ -20,6 +20,7 @@ from roles.execution import CodeRunner
 from roles.memory import Corpus, Memory
 from roles.model_access import ModelAccess
 from roles.settings import HumanSettings, PresenceSettings, RoleSettings
+from roles.tools import PromptRecorder, ToolBox
 
 __all__ = ["RoleContext", "RoleDeps", "S"]
 
@@ -48,6 +49,10 @@ class RoleDeps:
     """Wall-clock limit of one program run."""
     budgets: BudgetSettings = field(default_factory=BudgetSettings)
     """The run's limits (the manager enforces them)."""
+    tools: ToolBox | None = None
+    """The MCP tools this role may call (None: no tools)."""
+    prompts: PromptRecorder | None = None
+    """Where every model request is kept (None: not recorded)."""
     capacity: Mapping[str, int] = field(default_factory=dict)
     """Tasks each worker role can take at once as configured (the manager's fallback
     while no live worker has said how much it takes)."""

@@ -1,4 +1,5 @@
-"""What a role gets to call its model: any AutoGen ``ChatCompletionClient`` plus its price.
+"""What a role gets to call its model: any AutoGen ``ChatCompletionClient`` plus its price,
+its limits and the way its server takes a schema for structured answers.
 
 The role does not build clients (that is the application's job); it receives one, calls
 it through `ModelAccess.call`, and publishes what the call used.
@@ -10,23 +11,50 @@ import contextvars
 import hashlib
 import json
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
+from autogen_core import FunctionCall
 from autogen_core.models import ChatCompletionClient, LLMMessage
+from autogen_core.tools import ToolSchema
+from pydantic import BaseModel
 
-__all__ = ["ModelAccess", "ModelReply", "call_task", "estimate_tokens", "fingerprint"]
+from bus.payloads import Retry, ToolRequest
+
+__all__ = [
+    "ModelAccess",
+    "ModelReply",
+    "StructuredMode",
+    "call_retries",
+    "call_task",
+    "estimate_tokens",
+    "fingerprint",
+    "message_record",
+    "structured_args",
+]
+
+StructuredMode = Literal["json_schema", "json_object", "ollama", "vllm", "prompt"]
+"""How a server takes a schema: OpenAI's ``json_schema`` response format; llama.cpp's
+``json_object`` with a ``schema``; Ollama's ``format``; vLLM's ``guided_json``; or not at
+all (the schema goes in the prompt and the answer is parsed)."""
 
 call_task: contextvars.ContextVar[str | None] = contextvars.ContextVar("call_task", default=None)
 """The task a model call is made for (None: none), for clients that care (replay)."""
 
+call_retries: contextvars.ContextVar[list[Retry] | None] = contextvars.ContextVar(
+    "call_retries", default=None
+)
+"""Where a retrying client notes each failed attempt of the current call (for the record)."""
+
+
+def _text(content: object) -> str:
+    return content if isinstance(content, str) else json.dumps(content, default=str)
+
 
 def estimate_tokens(messages: Sequence[LLMMessage]) -> int:
     """About four characters a token: an offline estimate of a prompt's size."""
-    return (
-        sum(len(m.content if isinstance(m.content, str) else str(m.content)) for m in messages) // 4
-        + 1
-    )
+    return sum(len(_text(m.content)) for m in messages) // 4 + 1
 
 
 def fingerprint(model: str, messages: Sequence[LLMMessage]) -> str:
@@ -41,9 +69,35 @@ def fingerprint(model: str, messages: Sequence[LLMMessage]) -> str:
     return h.hexdigest()
 
 
+def message_record(message: LLMMessage) -> dict[str, Any]:
+    """One message as plain JSON, as the prompt record shows it."""
+    data = message.model_dump(mode="json")
+    data.pop("type", None)
+    return {"type": message.type, **data}
+
+
+def structured_args(
+    mode: StructuredMode, schema: type[BaseModel] | None
+) -> tuple[type[BaseModel] | None, dict[str, Any]]:
+    """``json_output`` and ``extra_create_args`` that ask the server for ``schema``."""
+    if schema is None or mode == "prompt":
+        return None, {}
+    doc = schema.model_json_schema()
+    match mode:
+        case "json_schema":
+            fmt = {"name": schema.__name__, "schema": doc, "strict": False}
+            return None, {"response_format": {"type": "json_schema", "json_schema": fmt}}
+        case "json_object":
+            return None, {"response_format": {"type": "json_object", "schema": doc}}
+        case "vllm":
+            return None, {"extra_body": {"guided_json": doc}}
+        case "ollama":
+            return schema, {}
+
+
 @dataclass(frozen=True)
 class ModelReply:
-    """The text of one answer and what it used."""
+    """The text (or tool calls) of one answer and what it used."""
 
     text: str
     tokens_in: int
@@ -51,32 +105,101 @@ class ModelReply:
     cost: float
     latency_s: float
     fingerprint: str
+    tool_calls: tuple[ToolRequest, ...] = ()
+    finish_reason: str | None = None
+    retries: tuple[Retry, ...] = ()
 
 
 @dataclass
 class ModelAccess:
-    """A model client with its name and price (per million tokens)."""
+    """A model client with its name, price (per million tokens) and limits."""
 
     client: ChatCompletionClient
     model: str
     price_in: float = 0.0
     price_out: float = 0.0
+    structured: StructuredMode = "prompt"
+    max_tokens: int | None = None
+    timeout_s: float | None = None
+    endpoint: str = ""
+    """Where the model is served (for messages), e.g. ``http://127.0.0.1:8080/v1``."""
+    extra: Mapping[str, Any] = field(default_factory=dict)
+    """Create args every call sends (``max_tokens`` in the server's spelling)."""
 
     def cost(self, tokens_in: int, tokens_out: int) -> float:
         """Money for a call of this size."""
         return (tokens_in * self.price_in + tokens_out * self.price_out) / 1_000_000
 
-    async def call(self, messages: Sequence[LLMMessage], task_id: str | None = None) -> ModelReply:
-        """Call the model once (for ``task_id``) and measure it."""
+    def request(
+        self,
+        messages: Sequence[LLMMessage],
+        schema: type[BaseModel] | None = None,
+        tools: Sequence[ToolSchema] = (),
+    ) -> dict[str, Any]:
+        """The whole request as the prompt record keeps it."""
+        json_output, extra = structured_args(self.structured, schema)
+        return {
+            "model": self.model,
+            "endpoint": self.endpoint,
+            "messages": [message_record(m) for m in messages],
+            "tools": [dict(t) for t in tools],
+            "structured": self.structured if schema is not None else None,
+            "schema": schema.model_json_schema() if schema is not None else None,
+            "json_output": json_output.__name__ if json_output is not None else None,
+            "create_args": {**self.extra, **extra},
+            "max_tokens": self.max_tokens,
+            "timeout_s": self.timeout_s,
+        }
+
+    async def call(
+        self,
+        messages: Sequence[LLMMessage],
+        task_id: str | None = None,
+        *,
+        schema: type[BaseModel] | None = None,
+        tools: Sequence[ToolSchema] = (),
+        retries: list[Retry] | None = None,
+    ) -> ModelReply:
+        """Call the model once (for ``task_id``), asking for ``schema`` in the server's
+        structured mode and offering ``tools``, and measure it. A retrying client notes
+        its failed attempts in ``retries`` (kept by the caller, so a failure has them too)."""
         fp = fingerprint(self.model, messages)
+        json_output, extra = structured_args(self.structured, schema)
+        retries = [] if retries is None else retries
         start = time.monotonic()
-        token = call_task.set(task_id)
+        task_token = call_task.set(task_id)
+        retry_token = call_retries.set(retries)
         try:
-            result = await self.client.create(list(messages))
+            result = await self.client.create(
+                list(messages),
+                tools=list(tools),
+                json_output=json_output,
+                extra_create_args={**self.extra, **extra},
+            )
         finally:
-            call_task.reset(token)
+            call_retries.reset(retry_token)
+            call_task.reset(task_token)
         latency = time.monotonic() - start
         content = result.content
-        text = content if isinstance(content, str) else json.dumps([str(c) for c in content])
+        calls: tuple[ToolRequest, ...] = ()
+        if isinstance(content, str):
+            text = content
+        else:
+            text = ""
+            calls = tuple(_request(c) for c in content)
         tin, tout = result.usage.prompt_tokens, result.usage.completion_tokens
-        return ModelReply(text, tin, tout, self.cost(tin, tout), latency, fp)
+        return ModelReply(
+            text,
+            tin,
+            tout,
+            self.cost(tin, tout),
+            latency,
+            fp,
+            calls,
+            str(result.finish_reason),
+            tuple(retries),
+        )
+
+
+def _request(call: FunctionCall) -> ToolRequest:
+    return ToolRequest(id=call.id, name=call.name, arguments=call.arguments)

@@ -28,6 +28,7 @@ from bus.payloads import (
     Rating,
     TaskAssignment,
     TaskResult,
+    ToolCall,
     Usage,
 )
 from bus.subjects import Channel
@@ -115,6 +116,7 @@ class Reflector(Role[ReflectorSettings]):
                 | Chat()
                 | Lesson()
                 | Usage()
+                | ToolCall()
                 | Control()
                 | Presence()
                 | DeadLetter()

@@ -9,9 +9,17 @@ from __future__ import annotations
 import re
 from typing import TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
-__all__ = ["AnswerInvalid", "describe_error", "extract_code", "parse_answer", "schema_hint"]
+__all__ = [
+    "AnswerInvalid",
+    "CodeAnswer",
+    "code_from",
+    "describe_error",
+    "extract_code",
+    "parse_answer",
+    "schema_hint",
+]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -64,6 +72,23 @@ def extract_code(text: str) -> str:
         msg = "the answer holds no code"
         raise AnswerInvalid(msg)
     return stripped + "\n"
+
+
+class CodeAnswer(BaseModel):
+    """A code answer in structured mode: the program as one string."""
+
+    code: str = Field(description="the whole Python program")
+
+
+def code_from(text: str) -> str:
+    """The program in an answer: ``{"code": ...}`` (structured mode), else `extract_code`."""
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            return CodeAnswer.model_validate_json(stripped).code.strip("\n") + "\n"
+        except ValidationError:
+            pass
+    return extract_code(text)
 
 
 def schema_hint(model: type[BaseModel]) -> str:

@@ -136,6 +136,21 @@ def run(
     api_key_env: Annotated[
         str | None, typer.Option(help="Environment variable holding the API key for --model")
     ] = None,
+    max_tokens: Annotated[
+        int | None,
+        typer.Option(min=16, help="Longest answer of --model (default: per role, 512-2048)"),
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(min=0.1, help="Seconds one call of --model may take (default: 60-120)"),
+    ] = None,
+    structured: Annotated[
+        str,
+        typer.Option(
+            help="How --model's server takes a schema: auto, json_schema (OpenAI), json_object "
+            "(llama.cpp), ollama, vllm, prompt"
+        ),
+    ] = "auto",
     memory_dir: Annotated[
         Path | None, typer.Option(help="Long-term memory folder (default: RUNS_DIR/memory)")
     ] = None,
@@ -161,13 +176,29 @@ def run(
     if workers not in ("inprocess", "external"):
         text = f"--workers must be inprocess or external, not {workers!r}"
         raise fail(text, EXIT_BAD_INPUT)
+    modes = ("auto", "json_schema", "json_object", "ollama", "vllm", "prompt")
+    if structured not in modes:
+        text = f"--structured must be one of {', '.join(modes)}, not {structured!r}"
+        raise fail(text, EXIT_BAD_INPUT)
     loaded = load_or_exit(scenario)
+    override = (
+        override_spec(
+            model,
+            base_url,
+            api_key_env,
+            max_tokens=max_tokens,
+            timeout_s=timeout,
+            structured=structured,
+        )
+        if model
+        else None
+    )
     options = RunOptions(
         nats_url=nats,
         runs_dir=runs_dir,
         run_id=run_id,
         memory_dir=memory_dir,
-        model_override=override_spec(model, base_url, api_key_env) if model else None,
+        model_override=override,
         human=(name or "") if human else None,
         workers=workers,  # type: ignore[arg-type]
         stream_replicas=stream_replicas,

@@ -33,6 +33,7 @@ from bus.payloads import (
     Rating,
     TaskAssignment,
     TaskResult,
+    ToolCall,
     Usage,
 )
 
@@ -216,7 +217,17 @@ def describe(p: Payload, env: Envelope | None = None, asked: Asked | None = None
                 return Described(f"sandbox {p.sandbox_s:.2f}s")
             if p.error or p.cancelled:
                 return Described(_cut(f"{p.model}: {'cancelled' if p.cancelled else p.error}"))
-            return Described(f"{p.model}: {p.tokens_in}+{p.tokens_out} tokens, {p.latency_s:.2f}s")
+            retried = f", {len(p.retries)} retried" if p.retries else ""
+            if p.tool_calls:
+                wanted = ", ".join(c.name for c in p.tool_calls)
+                return Described(_cut(f"{p.model}: asks for tools {wanted}{retried}"))
+            return Described(
+                f"{p.model}: {p.tokens_in}+{p.tokens_out} tokens, {p.latency_s:.2f}s{retried}"
+            )
+        case ToolCall():
+            outcome = f"error: {p.error}" if p.error is not None else f"{p.size:,} chars"
+            line = f"tool {p.server}.{p.tool}({_short(p.arguments, 120)}) → {outcome}"
+            return Described(_cut(line), [line], line[:200])
         case Control():
             by = f" by {p.by}" if p.by else ""
             reason = f": {p.reason}" if p.reason else ""

@@ -30,6 +30,7 @@ from bus.payloads import (
     Rating,
     TaskAssignment,
     TaskResult,
+    ToolCall,
     Usage,
 )
 from roles.budget import Spend
@@ -138,7 +139,7 @@ class RunState:
                 if done is not None:
                     done.state = p.status
                     done.note = (p.error or p.summary or "")[:120]
-            case Usage():
+            case Usage() | ToolCall():
                 self.spend.add_usage(p)
             case Critique():
                 self.critiques.append(p)

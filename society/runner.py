@@ -45,6 +45,7 @@ from society.errors import ModelConfigError, RunError
 from society.human import human_in_run
 from society.live import LiveView, render_summary
 from society.models.factory import ModelFactory
+from society.models.preflight import preflight
 from society.models.prices import price_for
 from society.models.spec import ModelSpec
 from society.observer import RunObserver
@@ -131,13 +132,15 @@ async def run_scenario(
     console = console or Console(stderr=True)
     run_id = options.run_id or new_run_id(scenario.name)
     subjects.check_token(run_id, "run id")
+    external = options.workers == "external"
+    factory = _models(scenario, options)
+    await preflight(factory, _model_uses(scenario, external))
     run_dir = (options.runs_dir / run_id).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     scenario_doc = redact({**scenario.model_dump(mode="json"), "base_dir": str(scenario.base_dir)})
     _write_json(run_dir / "scenario.json", scenario_doc)
     state = RunState(run_id)
     limits = scenario.budgets.limits()
-    external = options.workers == "external"
     roles: list[Role[Any]] = []
 
     async with AsyncExitStack() as stack:
@@ -147,7 +150,6 @@ async def run_scenario(
         observer = await stack.enter_async_context(RunObserver(connect, run_id, view))
         await observer.start(replicas=options.stream_replicas)
         shared = await _collaborators(stack, scenario, options, run_dir, run_id, console)
-        factory = _models(scenario, options)
         for name in ROLE_CLASSES:
             if external and name != "manager":
                 continue
@@ -248,6 +250,15 @@ async def _collaborators(
         make = options.sandbox_factory or docker_sandbox
         code = await stack.enter_async_context(make(scenario, run_id))
     return Collaborators(memory, BudgetGuard(scenario.budgets), Corpus(corpus_paths), code)
+
+
+def _model_uses(scenario: Scenario, external: bool) -> list[tuple[str, str]]:
+    """(model, role) of every model-using role this process runs."""
+    return [
+        (model, role)
+        for role, model in scenario.roles.model_names().items()
+        if not external or role == "manager"
+    ]
 
 
 def _models(scenario: Scenario, options: RunOptions) -> ModelFactory:

@@ -104,7 +104,7 @@ class Manager(Role[ManagerSettings]):
                 await self.on_plan(env, p)
             case TaskResult():
                 await self.on_result(env, p)
-            case Usage():
+            case Usage() | payloads.ToolCall():
                 await self.watch.on_usage(env, p)
             case Critique():
                 await self.on_critique(env, p)

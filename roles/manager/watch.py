@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 from bus import Envelope
-from bus.payloads import Usage
+from bus.payloads import ToolCall, Usage
 from roles.budget import BudgetTracker
 from roles.manager.ledger import InFlight, Ledger
 from roles.presence import PresenceRegistry
@@ -57,7 +57,7 @@ class Watch:
         """Why the run is stopping for a budget (None: it is not)."""
         self.done = False
 
-    async def on_usage(self, env: Envelope, usage: Usage) -> None:
+    async def on_usage(self, env: Envelope, usage: Usage | ToolCall) -> None:
         """Add up spend; stop when a budget is reached."""
         if not self.budget.spend.add_usage(usage):
             return  # a failed or cancelled call: nothing was answered

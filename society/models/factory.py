@@ -3,59 +3,70 @@ scripted and replay clients, environment-variable secrets, prices and rate limit
 
 from __future__ import annotations
 
-import os
-import re
+from collections.abc import Iterable
 from typing import Any
 
 from autogen_core.models import ChatCompletionClient
 
 from roles.model_access import ModelAccess
 from society.errors import ModelConfigError
+from society.models.env import expand_env
 from society.models.prices import price_for
-from society.models.ratelimit import RateLimitedClient, RateLimiter
+from society.models.ratelimit import RateLimiter
 from society.models.replay import RecordedCalls, ReplayChatCompletionClient
-from society.models.spec import ModelSpec, ScriptedAnswer
+from society.models.retrying import RetryingClient
+from society.models.spec import ROLE_LIMITS, ModelSpec, ScriptedAnswer
 
-__all__ = ["ModelFactory", "expand_env", "override_spec"]
-
-_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-def expand_env(value: Any) -> Any:
-    """Replace ``${VAR}`` in strings (recursively) with environment values."""
-    if isinstance(value, str):
-
-        def sub(m: re.Match[str]) -> str:
-            name = m.group(1)
-            if name not in os.environ:
-                msg = f"environment variable {name} is not set (referenced as ${{{name}}})"
-                raise ModelConfigError(msg)
-            return os.environ[name]
-
-        return _ENV.sub(sub, value)
-    if isinstance(value, dict):
-        return {k: expand_env(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [expand_env(v) for v in value]
-    return value
+__all__ = ["ModelFactory", "override_spec"]
 
 
-def override_spec(model: str, base_url: str | None, api_key_env: str | None) -> ModelSpec:
+def override_spec(
+    model: str,
+    base_url: str | None,
+    api_key_env: str | None,
+    *,
+    max_tokens: int | None = None,
+    timeout_s: float | None = None,
+    structured: str = "auto",
+) -> ModelSpec:
     """The spec ``--model`` gives every role: an OpenAI(-compatible) model."""
     config: dict[str, Any] = {"model": model}
     if base_url:
         config["base_url"] = base_url
         config["model_info"] = {
             "vision": False,
-            "function_calling": False,
+            "function_calling": True,
             "json_output": True,
             "family": "unknown",
-            "structured_output": False,
+            "structured_output": True,
         }
-    config["api_key"] = (
-        f"${{{api_key_env}}}" if api_key_env else os.environ.get("OPENAI_API_KEY", "none")
+        config["api_key"] = f"${{{api_key_env}}}" if api_key_env else "none"
+    else:
+        config["api_key"] = f"${{{api_key_env or 'OPENAI_API_KEY'}}}"
+    return ModelSpec.model_validate(
+        {
+            "provider": "openai",
+            "config": config,
+            "max_tokens": max_tokens,
+            "timeout_s": timeout_s,
+            "structured": structured,
+        }
     )
-    return ModelSpec(provider="openai", config=config)
+
+
+def _limits(spec: ModelSpec, role: str) -> tuple[int, float]:
+    tokens, timeout = ROLE_LIMITS.get(role, (1024, 90.0))
+    return spec.max_tokens or tokens, spec.timeout_s or timeout
+
+
+def _live_config(spec: ModelSpec, timeout_s: float) -> dict[str, Any]:
+    """The client config: secrets expanded; the SDK's own retries off (ours are on the
+    record) and its timeout ours."""
+    config = dict(expand_env(spec.config))
+    if spec.provider in ("openai", "azure"):
+        config.setdefault("max_retries", 0)
+        config.setdefault("timeout", timeout_s)
+    return config
 
 
 class ModelFactory:
@@ -97,10 +108,19 @@ class ModelFactory:
             model=spec.model_name(),
             price_in=price.input if price else 0.0,
             price_out=price.output if price else 0.0,
+            structured=live.structured if live is not None else "prompt",
         )
+
+    def check(self, roles: Iterable[tuple[str, str]]) -> None:
+        """Build every (model, role) client the run will use, so a missing key or a
+        broken config is reported before anything starts."""
+        for model_name, role in roles:
+            self._build_live(self.models[model_name], model_name, role)
 
     def _build_live(self, spec: ModelSpec, model_name: str, role: str) -> ModelAccess:
         provider = spec.provider_path()
+        max_tokens, timeout_s = _limits(spec, role)
+        offline = spec.provider in ("scripted", "replay")
         if spec.provider == "scripted":
             config: dict[str, Any] = {
                 "answers": [a.model_dump() for a in self.script.get(role, [])],
@@ -110,7 +130,7 @@ class ModelFactory:
         elif spec.provider == "replay":
             config = {"answers": [], "model": str(spec.config.get("model", "replay")), "name": role}
         else:
-            config = expand_env(spec.config)
+            config = _live_config(spec, timeout_s)
         try:
             client = ChatCompletionClient.load_component({"provider": provider, "config": config})
         except ModelConfigError:
@@ -122,12 +142,29 @@ class ModelFactory:
         limiter = None
         if limits is not None and (limits.rpm or limits.tpm):
             limiter = self._limiters.setdefault(model_name, RateLimiter(limits.rpm, limits.tpm))
-        if limiter is not None or spec.provider not in ("scripted", "replay"):
-            client = RateLimitedClient(client, limiter)
+        if limiter is not None or not offline:
+            client = RetryingClient(
+                client,
+                limiter,
+                model=spec.model_name(),
+                endpoint=spec.endpoint(),
+                timeout_s=None if offline else timeout_s,
+                tries=spec.tries,
+            )
         price = price_for(spec)
+        extra: dict[str, Any] = {}
+        if spec.provider in ("openai", "azure") and not any(
+            k in spec.config for k in ("max_tokens", "max_completion_tokens")
+        ):
+            extra["max_tokens"] = max_tokens
         return ModelAccess(
             client=client,
             model=spec.model_name(),
             price_in=price.input if price else 0.0,
             price_out=price.output if price else 0.0,
+            structured=spec.structured_mode(),
+            max_tokens=None if offline else max_tokens,
+            timeout_s=None if offline else timeout_s,
+            endpoint="" if offline else spec.endpoint(),
+            extra=extra,
         )

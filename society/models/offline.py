@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any, Literal
 
-from autogen_core import CancellationToken
+from autogen_core import CancellationToken, FunctionCall
 from autogen_core.models import (
     ChatCompletionClient,
     CreateResult,
@@ -19,7 +19,10 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
-__all__ = ["OfflineClient", "estimate_tokens", "last_user_text"]
+__all__ = ["Content", "OfflineClient", "estimate_tokens", "last_user_text"]
+
+Content = str | list[FunctionCall]
+"""An answer: text, or the tool calls the model asks for."""
 
 
 def estimate_tokens(text: str) -> int:
@@ -33,9 +36,10 @@ def _text(message: LLMMessage) -> str:
 
 
 def last_user_text(messages: Sequence[LLMMessage]) -> str:
-    """The text of the last user message (what scripted answers are matched against)."""
+    """The text of the last user message or tool result (what scripted answers are
+    matched against)."""
     for message in reversed(messages):
-        if message.type == "UserMessage":
+        if message.type in ("UserMessage", "FunctionExecutionResultMessage"):
             return _text(message)
     return _text(messages[-1]) if messages else ""
 
@@ -55,8 +59,8 @@ class OfflineClient(ChatCompletionClient):
             structured_output=False,
         )
 
-    async def answer(self, messages: Sequence[LLMMessage]) -> tuple[str, RequestUsage]:
-        """The next answer and the usage to report for it."""
+    async def answer(self, messages: Sequence[LLMMessage]) -> tuple[Content, RequestUsage]:
+        """The next answer (text or tool calls) and the usage to report for it."""
         raise NotImplementedError
 
     async def create(
@@ -73,14 +77,16 @@ class OfflineClient(ChatCompletionClient):
         text, usage = await self.answer(messages)
         return self._result(text, usage)
 
-    def _result(self, text: str, usage: RequestUsage) -> CreateResult:
+    def _result(self, text: Content, usage: RequestUsage) -> CreateResult:
         """Account for an answer and wrap it as AutoGen's result."""
         self._last = usage
         self._total = RequestUsage(
             prompt_tokens=self._total.prompt_tokens + usage.prompt_tokens,
             completion_tokens=self._total.completion_tokens + usage.completion_tokens,
         )
-        return CreateResult(finish_reason="stop", content=text, usage=usage, cached=False)
+        if isinstance(text, str):
+            return CreateResult(finish_reason="stop", content=text, usage=usage, cached=False)
+        return CreateResult(finish_reason="function_calls", content=text, usage=usage, cached=False)
 
     async def create_stream(
         self,

@@ -21,13 +21,14 @@ import asyncio
 from collections.abc import Iterable, Sequence
 from typing import Any, Self
 
-from autogen_core import Component
+from autogen_core import Component, FunctionCall
 from autogen_core.models import ChatCompletionClient, CreateResult, LLMMessage, RequestUsage
 from pydantic import BaseModel, ConfigDict
 
+from bus.payloads import ToolRequest
 from roles.errors import CallNotMade, ModelCallError
 from roles.model_access import call_task, fingerprint
-from society.models.offline import OfflineClient
+from society.models.offline import Content, OfflineClient
 from society.models.scripted import ScriptedChatCompletionClient
 
 __all__ = [
@@ -58,6 +59,8 @@ class RecordedAnswer(BaseModel):
     """The call failed with this reason: the replay fails the same way."""
     cancelled: bool = False
     """The call never answered (it was cancelled): the replay waits until cancelled too."""
+    tool_calls: list[ToolRequest] = []
+    """The model asked for these tools instead of answering in text."""
 
 
 class AnswerPool:
@@ -149,14 +152,16 @@ class ReplayChatCompletionClient(OfflineClient, Component[ReplayConfig]):
             self.fallback.skip(messages)
         return self._result(*await self._serve(chosen, lane))
 
-    async def answer(self, messages: Sequence[LLMMessage]) -> tuple[str, RequestUsage]:
+    async def answer(self, messages: Sequence[LLMMessage]) -> tuple[Content, RequestUsage]:
         """The recorded answer for this request."""
         lane = self._lane()
         return await self._serve(
             self.calls.pool(lane).take(fingerprint(self.model, messages)), lane
         )
 
-    async def _serve(self, chosen: RecordedAnswer | None, lane: Lane) -> tuple[str, RequestUsage]:
+    async def _serve(
+        self, chosen: RecordedAnswer | None, lane: Lane
+    ) -> tuple[Content, RequestUsage]:
         if chosen is None:
             if lane in self.calls.holds:
                 try:
@@ -173,6 +178,11 @@ class ReplayChatCompletionClient(OfflineClient, Component[ReplayConfig]):
         if chosen.error is not None:
             raise ModelCallError(chosen.error)
         usage = RequestUsage(prompt_tokens=chosen.tokens_in, completion_tokens=chosen.tokens_out)
+        if chosen.tool_calls:
+            calls = [
+                FunctionCall(id=c.id, name=c.name, arguments=c.arguments) for c in chosen.tool_calls
+            ]
+            return calls, usage
         return chosen.answer, usage
 
     def _to_config(self) -> ReplayConfig:

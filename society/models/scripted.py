@@ -14,11 +14,12 @@ import re
 from collections.abc import Sequence
 from typing import Self
 
-from autogen_core import Component
+from autogen_core import Component, FunctionCall
 from autogen_core.models import LLMMessage, RequestUsage
 from pydantic import BaseModel, ConfigDict
 
-from society.models.offline import OfflineClient, estimate_tokens, last_user_text
+from society.models.env import expand_env
+from society.models.offline import Content, OfflineClient, estimate_tokens, last_user_text
 from society.models.spec import ScriptedAnswer
 
 __all__ = ["ScriptExhausted", "ScriptedChatCompletionClient", "ScriptedConfig"]
@@ -80,13 +81,25 @@ class ScriptedChatCompletionClient(OfflineClient, Component[ScriptedConfig]):
         self.calls += 1
         return True
 
-    async def answer(self, messages: Sequence[LLMMessage]) -> tuple[str, RequestUsage]:
+    async def answer(self, messages: Sequence[LLMMessage]) -> tuple[Content, RequestUsage]:
         """The next fitting scripted answer."""
         self.calls += 1
         prompt = last_user_text(messages)
         chosen = self._pick(prompt)
         if chosen.delay_s:
             await asyncio.sleep(chosen.delay_s)  # simulated model latency
+        if chosen.tool_calls:
+            calls = [
+                FunctionCall(
+                    id=f"call_{self.calls}_{i}",
+                    name=c.name,
+                    arguments=json.dumps(expand_env(c.arguments)),
+                )
+                for i, c in enumerate(chosen.tool_calls)
+            ]
+            size = estimate_tokens(json.dumps([c.model_dump() for c in chosen.tool_calls]))
+            usage = RequestUsage(prompt_tokens=self.count_tokens(messages), completion_tokens=size)
+            return calls, usage
         text = chosen.answer if isinstance(chosen.answer, str) else json.dumps(chosen.answer)
         tokens_in = (
             chosen.tokens_in if chosen.tokens_in is not None else self.count_tokens(messages)

@@ -2,11 +2,31 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-__all__ = ["PROVIDER_ALIASES", "ModelSpec", "Price", "RateLimit", "ScriptedAnswer"]
+from roles.model_access import StructuredMode
+
+__all__ = [
+    "PROVIDER_ALIASES",
+    "ROLE_LIMITS",
+    "ModelSpec",
+    "Price",
+    "RateLimit",
+    "ScriptedAnswer",
+    "ScriptedToolCall",
+]
+
+ROLE_LIMITS: dict[str, tuple[int, float]] = {
+    "planner": (2048, 120.0),
+    "coder": (2048, 120.0),
+    "researcher": (1024, 90.0),
+    "critic": (768, 60.0),
+    "reflector": (512, 60.0),
+    "manager": (512, 60.0),
+}
+"""Each role's default ``max_tokens`` and per-call timeout (s) when the model sets none."""
 
 PROVIDER_ALIASES: dict[str, str] = {
     "openai": "autogen_ext.models.openai.OpenAIChatCompletionClient",
@@ -52,6 +72,40 @@ class ModelSpec(_Strict):
     price: Price | None = None
     """Overrides the shipped price table for this model."""
     rate_limit: RateLimit | None = None
+    structured: Literal["auto"] | StructuredMode = "auto"
+    """How the server takes a schema: ``json_schema`` (OpenAI, Azure), ``json_object``
+    (llama.cpp, llama-cpp-python: a schema beside ``json_object``), ``ollama`` (``format``),
+    ``vllm`` (``guided_json``), ``prompt`` (none: schema in the prompt, answer parsed) or
+    ``auto``: OpenAI's own API and Azure json_schema, another ``base_url`` json_object,
+    Ollama ollama, anything else prompt."""
+    max_tokens: int | None = Field(default=None, ge=16, le=1_000_000)
+    """Longest answer (default: per role, 512 to 2,048)."""
+    timeout_s: float | None = Field(default=None, gt=0, le=3600)
+    """Longest one attempt of a call may take (default: per role, 60 to 120 s)."""
+    tries: int = Field(default=4, ge=1, le=10)
+    """Attempts of a call on transport errors, 5xx, 429 and garbled answers."""
+
+    def structured_mode(self) -> StructuredMode:
+        """``structured`` with ``auto`` resolved for this provider."""
+        if self.structured != "auto":
+            return self.structured
+        match self.provider:
+            case "openai":
+                return "json_object" if self.config.get("base_url") else "json_schema"
+            case "azure":
+                return "json_schema"
+            case "ollama":
+                return "ollama"
+            case _:
+                return "prompt"
+
+    def endpoint(self) -> str:
+        """Where this model is served, for messages."""
+        for key in ("base_url", "azure_endpoint", "host"):
+            if self.config.get(key):
+                return str(self.config[key]).rstrip("/")
+        defaults = {"openai": "https://api.openai.com/v1", "ollama": "http://localhost:11434"}
+        return defaults.get(self.provider, self.provider)
 
     def provider_path(self) -> str:
         """The full provider import path."""
@@ -63,11 +117,21 @@ class ModelSpec(_Strict):
         return str(name) if name else self.provider
 
 
+class ScriptedToolCall(_Strict):
+    """A tool call a scripted answer makes."""
+
+    name: str
+    arguments: dict[str, JsonValue] = {}
+    """Arguments; ``${VAR}`` in strings is replaced from the environment when served."""
+
+
 class ScriptedAnswer(_Strict):
     """One scripted model answer: served in order, or when ``match`` is found in the prompt."""
 
-    answer: JsonValue
+    answer: JsonValue = ""
     """The text to answer (a mapping or list is sent as JSON)."""
+    tool_calls: list[ScriptedToolCall] = []
+    """Answer with these tool calls instead of text."""
     match: str | None = None
     """Regular expression searched in the last user message; unmatched answers go in order."""
     tokens_in: int | None = Field(default=None, ge=0)

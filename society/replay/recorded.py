@@ -60,6 +60,7 @@ class Recorded:
                         latency_s=p.latency_s,
                         error=p.error,
                         cancelled=p.cancelled or (p.answer is None and p.error is None),
+                        tool_calls=p.tool_calls,
                     )
                 )
         rec.holds = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import nats
 import pytest
@@ -34,7 +35,25 @@ async def collect_until(
 
 async def test_every_payload_round_trips_over_nats(nats_url: str, run_id: str) -> None:
     async with Bus(nats_url, name="pub") as pub, Bus(nats_url, name="sub") as sub:
-        got, done = await collect_until(sub, subjects.run_wildcard(run_id), len(SAMPLES))
+        got: list[Envelope] = []
+        live, done = asyncio.Event(), asyncio.Event()
+
+        async def handler(env: Envelope) -> None:
+            if env.sender == "probe/0":
+                live.set()
+                return
+            got.append(env)
+            if len(got) >= len(SAMPLES):
+                done.set()
+
+        await sub.subscribe(subjects.run_wildcard(run_id), handler)
+        await sub.flush()
+        # A core subscription may not be live for other connections yet: probe until it is.
+        for _ in range(100):
+            await pub.send(run_id, "probe/0", Chat(text="probe"))
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(live.wait(), 0.2)
+                break
         sent = []
         for payload in SAMPLES:
             env = Envelope.new(run_id, "coder/1", payload, parent_id="p", task_id="t1")
