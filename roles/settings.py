@@ -74,12 +74,12 @@ class PlannerSettings(RoleSettings):
 
 
 class ResearcherSettings(RoleSettings):
-    """The researcher answers with tools: memory, a local corpus, optional web search."""
+    """The researcher answers from its sources: memory, a local corpus, MCP tools."""
 
     corpus: list[str] = []
     """Folders or files (relative to the scenario) of documents to search."""
-    web_search: bool = False
-    """Allow the pluggable web search tool (off by default)."""
+    tools: list[str] = []
+    """MCP tools it may call: ``server`` (all its tools) or ``server.tool`` (see ``tools``)."""
     max_hits: int = Field(default=5, ge=1, le=50)
     """Document passages put into the prompt."""
     max_consults: int = Field(default=3, ge=0, le=50)
@@ -91,6 +91,8 @@ class CoderSettings(RoleSettings):
 
     max_attempts: int = Field(default=3, ge=1, le=20)
     """Runs per task: the first try plus fixes."""
+    tools: list[str] = []
+    """MCP tools it may call: ``server`` (all its tools) or ``server.tool`` (see ``tools``)."""
 
 
 class CriticSettings(RoleSettings):

@@ -27,7 +27,9 @@ from roles.reflector import Reflector
 from roles.researcher import Researcher
 from roles.settings import RoleSettings
 from society.models.factory import ModelFactory
+from society.prompts import PromptStore
 from society.scenario import WORKER_ROLES, Scenario
+from society.tools import Tools
 
 __all__ = [
     "ROLE_CLASSES",
@@ -68,6 +70,8 @@ class Collaborators:
     guard: BudgetGuard
     corpus: Corpus | None = None
     sandbox: CodeRunner | None = None
+    tools: Tools | None = None
+    """The scenario's MCP servers, or their recorded results in a re-run."""
 
 
 def capacity(scenario: Scenario) -> dict[str, int]:
@@ -112,6 +116,8 @@ def build_role(
         code=shared.sandbox,
         sandbox_timeout_s=scenario.sandbox.timeout_s,
         budgets=scenario.budgets,
+        tools=shared.tools.for_role(name) if shared.tools is not None else None,
+        prompts=PromptStore(run_dir),
         capacity=capacity(scenario),
     )
     ctx = RoleContext(

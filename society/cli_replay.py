@@ -66,8 +66,13 @@ def replay(
     pace: Annotated[
         bool, typer.Option("--pace/--no-pace", help="Re-run at the recorded speed")
     ] = True,
+    prompt: Annotated[
+        int | None,
+        typer.Option("--prompt", min=1, help="Show model call N: what it saw and answered"),
+    ] = None,
 ) -> None:
-    """Read a run's log as a timeline; re-run it offline and compare; or fork it."""
+    """Read a run's log as a timeline; show a model call's prompt; re-run it offline and
+    compare; or fork it."""
     import tempfile
 
     from society.replay import source as sources
@@ -99,6 +104,11 @@ def replay(
                 f"from line {src.stopped_at} on",
                 highlight=False,
             )
+        if prompt is not None:
+            from society.replay.prompts import show_prompt
+
+            or_exit(lambda: show_prompt(src.records, src.run_dir, prompt, out))
+            return
         if rerun or fork_at is not None:
             _rerun_or_fork(
                 src,

@@ -52,18 +52,22 @@ from society.observer import RunObserver
 from society.progress import RunState
 from society.redact import redact
 from society.scenario import WORKER_ROLES, Scenario
+from society.tools import Tools
 
 __all__ = [
     "Companion",
     "ModelFactoryMaker",
     "RunOptions",
     "RunOutcome",
+    "ToolsMaker",
     "new_run_id",
     "run_scenario",
 ]
 
 ModelFactoryMaker = Callable[[Scenario, dict[str, ModelSpec]], ModelFactory]
 """Makes the roles' model clients, given the scenario and its models (after --model)."""
+ToolsMaker = Callable[[Scenario], AbstractAsyncContextManager[Tools]]
+"""Gives the roles' tools for the run's lifetime."""
 Companion = Callable[[ConnectOptions, str], AbstractAsyncContextManager[object]]
 """Something that joins a run beside the roles, given the connection and the run id."""
 
@@ -87,6 +91,8 @@ class RunOptions:
     """The code runner (default: the hardened Docker sandbox pool of this run)."""
     model_factory: ModelFactoryMaker | None = None
     """The model clients (default: the scenario's models, scripted answers included)."""
+    tools_factory: ToolsMaker | None = None
+    """The roles' tools (default: the scenario's MCP servers, started for the run)."""
     origin: str | None = None
     grace_s: float = 30.0
     """How long past the wall-clock budget the runner waits for the final message."""
@@ -133,6 +139,9 @@ async def run_scenario(
     run_id = options.run_id or new_run_id(scenario.name)
     subjects.check_token(run_id, "run id")
     external = options.workers == "external"
+    if options.model_override is not None:  # recorded as the models the run used
+        override = options.model_override
+        scenario = scenario.model_copy(update={"models": dict.fromkeys(scenario.models, override)})
     factory = _models(scenario, options)
     await preflight(factory, _model_uses(scenario, external))
     run_dir = (options.runs_dir / run_id).resolve()
@@ -249,7 +258,21 @@ async def _collaborators(
             console.print("[dim]starting the sandbox pool…[/]")
         make = options.sandbox_factory or docker_sandbox
         code = await stack.enter_async_context(make(scenario, run_id))
-    return Collaborators(memory, BudgetGuard(scenario.budgets), Corpus(corpus_paths), code)
+    tools: Tools | None = None
+    if scenario.tool_uses() and options.workers != "external":
+        if options.tools_factory is None:
+            console.print(f"[dim]starting MCP servers: {', '.join(sorted(scenario.tools))}…[/]")
+        make_tools = options.tools_factory or _mcp_tools
+        tools = await stack.enter_async_context(make_tools(scenario))
+    return Collaborators(
+        memory, BudgetGuard(scenario.budgets), Corpus(corpus_paths), code, tools=tools
+    )
+
+
+def _mcp_tools(scenario: Scenario) -> AbstractAsyncContextManager[Tools]:
+    from society.tools.mcp import McpTools  # the MCP SDK loads only for runs with tools
+
+    return McpTools(scenario.tools, scenario.tool_uses())
 
 
 def _model_uses(scenario: Scenario, external: bool) -> list[tuple[str, str]]:
@@ -264,8 +287,6 @@ def _model_uses(scenario: Scenario, external: bool) -> list[tuple[str, str]]:
 def _models(scenario: Scenario, options: RunOptions) -> ModelFactory:
     """The roles' model clients (every model replaced by ``--model`` when given)."""
     models = dict(scenario.models)
-    if options.model_override is not None:
-        models = dict.fromkeys(scenario.models, options.model_override)
     _check_prices(scenario, models)
     return (options.model_factory or _default_models)(scenario, models)
 

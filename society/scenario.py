@@ -28,11 +28,14 @@ from roles.settings import (
 from sandbox.settings import SandboxSettings
 from society.errors import ScenarioError, ScenarioIssue
 from society.models.spec import ModelSpec, ScriptedAnswer
+from society.tools.spec import ToolServerSpec
 from society.yaml_source import YamlSource, load_yaml
 
-__all__ = ["WORKER_ROLES", "GoalSpec", "RolesSpec", "Scenario", "load_scenario"]
+__all__ = ["TOOL_ROLES", "WORKER_ROLES", "GoalSpec", "RolesSpec", "Scenario", "load_scenario"]
 
 WORKER_ROLES = ("researcher", "coder")
+TOOL_ROLES = ("researcher", "coder")
+"""Roles that may call MCP tools."""
 """Roles a plan may assign tasks to (the others steer the run)."""
 
 
@@ -84,10 +87,20 @@ class Scenario(_Strict):
     """How tasks are handed to workers and taken back from ones that die."""
     presence: PresenceSettings = PresenceSettings()
     """Worker heartbeats, and how long the manager waits for a missing role."""
+    tools: dict[str, ToolServerSpec] = {}
+    """MCP servers by name; roles name the tools they may call in ``roles.<role>.tools``."""
     script: dict[str, list[ScriptedAnswer]] | str = {}
     """Scripted model answers per role, inline or in a YAML file beside the scenario."""
     base_dir: Path = Field(default=Path("."), exclude=True)
     """Folder of the scenario file (relative paths resolve from it); not a YAML key."""
+
+    def tool_uses(self) -> dict[str, list[str]]:
+        """The ``tools`` entries of each role that names some."""
+        return {
+            name: list(getattr(self.roles, name).tools)
+            for name in TOOL_ROLES
+            if getattr(self.roles, name).tools
+        }
 
     def scripted_answers(self) -> dict[str, list[ScriptedAnswer]]:
         """The scripted answers (loaded when they live in a separate file)."""
@@ -122,6 +135,20 @@ def _cross_check(scenario: Scenario, source: YamlSource) -> list[ScenarioIssue]:
                     f"no model named {model!r} in models (known: {known})",
                 )
             )
+    for role, entries in scenario.tool_uses().items():
+        for i, entry in enumerate(entries):
+            server = entry.partition(".")[0]
+            if server not in scenario.tools:
+                where = ("roles", role, "tools", i)
+                known = ", ".join(sorted(scenario.tools)) or "none declared under tools"
+                issues.append(
+                    ScenarioIssue(
+                        source.path,
+                        source.line_of(where),
+                        ".".join(str(p) for p in where),
+                        f"no MCP server named {server!r} (known: {known})",
+                    )
+                )
     if isinstance(scenario.script, str) and not (scenario.base_dir / scenario.script).is_file():
         issues.append(
             ScenarioIssue(

@@ -96,19 +96,16 @@ class ModelFactory:
             return self._build_live(spec, model_name, role)
         # A re-run builds no live client (its secrets need not exist here); a fork does.
         live = self._build_live(spec, model_name, role) if self.live_after_recorded else None
-        price = price_for(spec)
-        return ModelAccess(
-            client=ReplayChatCompletionClient(
+        return self._access(
+            spec,
+            role,
+            ReplayChatCompletionClient(
                 model=spec.model_name(),
                 name=role,
                 pace=self.pace,
                 fallback=live.client if live is not None else None,
                 calls=self.recorded,
             ),
-            model=spec.model_name(),
-            price_in=price.input if price else 0.0,
-            price_out=price.output if price else 0.0,
-            structured=live.structured if live is not None else "prompt",
         )
 
     def check(self, roles: Iterable[tuple[str, str]]) -> None:
@@ -119,7 +116,7 @@ class ModelFactory:
 
     def _build_live(self, spec: ModelSpec, model_name: str, role: str) -> ModelAccess:
         provider = spec.provider_path()
-        max_tokens, timeout_s = _limits(spec, role)
+        _, timeout_s = _limits(spec, role)
         offline = spec.provider in ("scripted", "replay")
         if spec.provider == "scripted":
             config: dict[str, Any] = {
@@ -151,6 +148,14 @@ class ModelFactory:
                 timeout_s=None if offline else timeout_s,
                 tries=spec.tries,
             )
+        return self._access(spec, role, client)
+
+    @staticmethod
+    def _access(spec: ModelSpec, role: str, client: ChatCompletionClient) -> ModelAccess:
+        """The access a role gets: the same limits and structured mode whether the client
+        is live or serves a recording (so a re-run's prompt records match the original)."""
+        max_tokens, timeout_s = _limits(spec, role)
+        offline = spec.provider in ("scripted", "replay")
         price = price_for(spec)
         extra: dict[str, Any] = {}
         if spec.provider in ("openai", "azure") and not any(

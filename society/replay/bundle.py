@@ -3,7 +3,7 @@ scenario, the summary, the artifacts, the long-term memory as it was when the ru
 and the scenario's own inputs (corpus and script files) under ``inputs/``.
 
 Layout inside the ``.tar.gz``: ``<run_id>/{log.jsonl, scenario.json, summary.json,
-artifacts/…, memory-at-start.sqlite3, inputs/…}``.
+artifacts/…, prompts/…, memory-at-start.sqlite3, inputs/…}``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import tarfile
 from pathlib import Path
 
 from society.errors import RunError
+from society.prompts import PROMPTS_DIR
 
 __all__ = ["INPUTS", "is_bundle", "make_bundle", "open_bundle"]
 
@@ -59,8 +60,9 @@ def make_bundle(run_dir: Path, out: Path | None = None) -> Path:
         for file in _RUN_FILES:
             if (run_dir / file).is_file():
                 tar.add(run_dir / file, arcname=f"{name}/{file}")
-        if (run_dir / "artifacts").is_dir():
-            tar.add(run_dir / "artifacts", arcname=f"{name}/artifacts")
+        for folder in ("artifacts", PROMPTS_DIR):
+            if (run_dir / folder).is_dir():
+                tar.add(run_dir / folder, arcname=f"{name}/{folder}")
         for path, rel in _scenario_inputs(run_dir):
             tar.add(path, arcname=f"{name}/{INPUTS}/{rel}")
     part.replace(out)

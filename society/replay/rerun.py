@@ -14,6 +14,7 @@ import contextlib
 import shutil
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from rich.console import Console
 
@@ -37,6 +38,8 @@ from society.runner import (
     run_scenario,
 )
 from society.scenario import Scenario
+from society.tools import Tools
+from society.tools.recorded import RecordedTools
 
 __all__ = ["RerunReport", "fork", "numbered", "rerun"]
 
@@ -90,7 +93,14 @@ def _people(records: list[LogRecord], pace: bool) -> Companion:
     return join
 
 
-def _replaying(recorded: Recorded, options: RunOptions, *, live: bool, pace: bool) -> RunOptions:
+def _replaying(
+    recorded: Recorded,
+    options: RunOptions,
+    *,
+    live: bool,
+    pace: bool,
+    run_dir: Path | None = None,
+) -> RunOptions:
     """Options whose models and sandbox answer from the recording (then, with ``live``,
     from the real ones: a fork)."""
 
@@ -109,7 +119,16 @@ def _replaying(recorded: Recorded, options: RunOptions, *, live: bool, pace: boo
         async with (options.sandbox_factory or docker_sandbox)(scenario, run_id) as real:
             yield ReplaySandbox(recorded.executions, fallback=real, pace=pace)
 
-    return replace(options, model_factory=models, sandbox_factory=sandbox)
+    @contextlib.asynccontextmanager
+    async def tools(scenario: Scenario) -> AsyncIterator[Tools]:
+        yield RecordedTools([r.envelope for r in recorded.records if r.envelope], run_dir)
+
+    return replace(
+        options,
+        model_factory=models,
+        sandbox_factory=sandbox,
+        tools_factory=None if live else tools,
+    )
 
 
 def _usable(source: LogSource) -> None:
@@ -129,7 +148,7 @@ async def rerun(
     recorded = Recorded.from_records(source.records)
     scenario = _scenario(source, recorded)
     opts = _prepare(source, options, scenario.name)
-    opts = _replaying(recorded, opts, live=False, pace=pace)
+    opts = _replaying(recorded, opts, live=False, pace=pace, run_dir=source.run_dir)
     opts = replace(opts, companions=[*opts.companions, _people(source.records, pace)])
     outcome = await run_scenario(scenario, opts, console)
     if outcome.log_path is None:
