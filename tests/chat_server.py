@@ -2,7 +2,9 @@
 the OpenAI-compatible path with the real openai SDK (no mock objects).
 
 ``respond(request_json) -> str`` decides each answer; ``rate_limit_first`` answers that
-many requests with HTTP 429 and a Retry-After header first.
+many requests with HTTP 429 and a Retry-After header first; ``faults`` are played one per
+request before answering normally: ``500``, ``garbage`` (a 200 that is not JSON),
+``hang`` (never answers) and ``trickle`` (a body that never ends, a byte at a time).
 """
 
 from __future__ import annotations
@@ -22,9 +24,17 @@ class ChatServer:
     """Records requests; answers with ``respond``."""
 
     def __init__(
-        self, respond: Responder, *, rate_limit_first: int = 0, retry_after: float = 0.2
+        self,
+        respond: Responder,
+        *,
+        rate_limit_first: int = 0,
+        retry_after: float = 0.2,
+        faults: list[str] | None = None,
     ) -> None:
         self.respond = respond
+        self.faults = list(faults or [])
+        self.played: list[str] = []
+        self.closing = threading.Event()
         self.rate_limit_left = rate_limit_first
         self.retry_after = retry_after
         self.requests: list[dict[str, Any]] = []
@@ -48,6 +58,13 @@ class ChatServer:
                         server.refused += 1
                 if not self.path.endswith("/chat/completions"):
                     self._send(404, {"error": {"message": "not found"}})
+                    return
+                with server._lock:
+                    fault = server.faults.pop(0) if server.faults and not limited else None
+                    if fault:
+                        server.played.append(fault)
+                if fault is not None:
+                    self._fault(fault)
                     return
                 if limited:
                     self._send(
@@ -82,6 +99,35 @@ class ChatServer:
                     },
                 )
 
+            def _fault(self, fault: str) -> None:
+                if fault == "500":
+                    self._send(
+                        500, {"error": {"message": "internal error", "type": "server_error"}}
+                    )
+                elif fault == "garbage":
+                    body = b"<html><body>502 Bad Gateway (from a proxy)</body></html>"
+                    self.send_response(200)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                elif fault == "hang":
+                    server.closing.wait(120)
+                elif fault == "trickle":
+                    self.send_response(200)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", "100000000")
+                    self.end_headers()
+                    self.wfile.write(b'{"id": "x", "choices": [{"message": {"content": "')
+                    while not server.closing.wait(0.05):
+                        try:
+                            self.wfile.write(b"la ")
+                            self.wfile.flush()
+                        except OSError:
+                            return
+                else:
+                    raise ValueError(fault)
+
             def _send(
                 self, code: int, doc: dict[str, Any], headers: dict[str, str] | None = None
             ) -> None:
@@ -107,6 +153,7 @@ def chat_server(respond: Responder, **kw: Any) -> Iterator[ChatServer]:
     try:
         yield server
     finally:
+        server.closing.set()
         server.httpd.shutdown()
         server.httpd.server_close()
         thread.join(timeout=5)

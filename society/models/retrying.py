@@ -105,18 +105,23 @@ class RetryingClient(ChatCompletionClient):
         self.timeout_s = timeout_s
         self.tries = max(1, tries)
         self.max_wait = max_wait
-        self._backoff = wait_exponential_jitter(initial=0.5, max=max_wait, jitter=0.5)
+        self._backoff = wait_exponential_jitter(multiplier=0.5, max=max_wait, jitter=0.5)
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
         hinted = retry_after(exc) if exc is not None else None
-        wait = min(hinted, self.max_wait) if hinted is not None else float(self._backoff(state))
+        return min(hinted, self.max_wait) if hinted is not None else float(self._backoff(state))
+
+    @staticmethod
+    def _note(state: RetryCallState) -> None:
+        """Before sleeping for another try: put the failed attempt on the record."""
+        exc = state.outcome.exception() if state.outcome else None
         noted = call_retries.get()
         if noted is not None and exc is not None:
+            wait = state.next_action.sleep if state.next_action else 0.0
             noted.append(
                 Retry(error=_reason(exc)[:500], status=status_of(exc), wait_s=round(wait, 3))
             )
-        return wait
 
     async def create(
         self,
@@ -151,6 +156,7 @@ class RetryingClient(ChatCompletionClient):
                 retry=retry_if_exception(is_transient),
                 stop=stop_after_attempt(self.tries),
                 wait=self._wait,
+                before_sleep=self._note,
                 reraise=True,
             ):
                 with attempt:

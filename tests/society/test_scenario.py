@@ -27,7 +27,7 @@ def line_of(path: Path, needle: str) -> int:
     return next(i for i, line in enumerate(path.read_text().splitlines(), 1) if needle in line)
 
 
-@pytest.mark.parametrize("name", ["quickstart", "code_retry", "plan_repair", "human"])
+@pytest.mark.parametrize("name", ["quickstart", "code_retry", "plan_repair", "human", "tools"])
 def test_example_scenarios_load(name: str) -> None:
     scenario = load_scenario(ROOT / "scenarios" / f"{name}.yaml")
     assert scenario.name == name

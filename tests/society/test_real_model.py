@@ -1,0 +1,105 @@
+"""The society against a real model server nobody here wrote: llama.cpp's OpenAI-compatible
+server (llama-cpp-python) with SmolLM2-135M-Instruct, driven through the real CLI. The
+model is tiny and weak: these tests check protocol and robustness, never answer quality."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bus.logfile import read_jsonl
+from bus.payloads import Plan, Usage
+
+from ..proc import alive
+
+pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(900)]
+
+ROOT = Path(__file__).resolve().parents[2]
+SOCIETY = Path(sys.executable).parent / "society"
+EXAMPLES = ["quickstart", "code_retry", "plan_repair"]
+
+
+def run_cli(scenario: str, url: str, runs: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
+    args = [
+        str(SOCIETY),
+        "run",
+        str(ROOT / "scenarios" / f"{scenario}.yaml"),
+        "--model",
+        "smollm2",
+        "--base-url",
+        url,
+        "--api-key-env",
+        "SMOLLM_KEY",
+        "--max-tokens",
+        "384",
+        "--timeout",
+        "120",
+        "--runs-dir",
+        str(runs),
+    ]
+    env = {**os.environ, "SMOLLM_KEY": "sk-local-test-key-0123456789", "COLUMNS": "120"}
+    done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=840, check=False)
+    run_dirs = [d for d in runs.iterdir() if d.is_dir() and d.name.startswith(scenario)]
+    assert len(run_dirs) == 1, done.stderr[-2000:]
+    return done, run_dirs[0]
+
+
+@pytest.mark.parametrize("scenario", EXAMPLES)
+def test_an_example_goal_ends_cleanly_within_its_budgets(
+    scenario: str, llama_server: str, tmp_path: Path
+) -> None:
+    done, run_dir = run_cli(scenario, llama_server, tmp_path)
+    output = done.stdout + done.stderr
+    assert done.returncode in (0, 1), output[-3000:]
+    assert "Traceback" not in output
+    assert "run folder:" in output  # the summary was printed
+    summary = json.loads((run_dir / "summary.json").read_text())
+    budgets = json.loads((run_dir / "scenario.json").read_text())["budgets"]
+    assert summary["model_calls"] <= budgets["calls"]
+    records = read_jsonl(run_dir / "log.jsonl").records
+    envs = [r.envelope for r in records if r.envelope is not None]
+    usages = [e for e in envs if isinstance(e.payload, Usage) and e.payload.kind == "model"]
+    assert usages and all(u.payload.model == "smollm2" for u in usages)
+    # every model call's request is in the run folder, secret-free
+    prompts = run_dir / "prompts"
+    for u in usages:
+        assert isinstance(u.payload, Usage) and u.payload.prompt
+        assert (prompts / f"{u.payload.prompt}.json").is_file()
+    assert all("sk-local-test-key" not in p.read_text() for p in prompts.iterdir())
+    # nothing left running: the embedded nats-server is gone
+    server = json.loads((run_dir / "server.json").read_text())
+    assert not alive(server["pid"])
+
+
+def test_the_planners_structured_answer_is_a_plan_on_its_first_try(
+    llama_server: str, tmp_path: Path
+) -> None:
+    done, run_dir = run_cli("quickstart", llama_server, tmp_path)
+    assert done.returncode in (0, 1), (done.stdout + done.stderr)[-3000:]
+    envs = [r.envelope for r in read_jsonl(run_dir / "log.jsonl").records if r.envelope]
+    first_plan = next(i for i, e in enumerate(envs) if isinstance(e.payload, Plan))
+    planner_calls = [
+        e for e in envs[:first_plan] if e.role == "planner" and isinstance(e.payload, Usage)
+    ]
+    assert len(planner_calls) == 1  # the first answer parsed into a plan
+    first = planner_calls[0].payload
+    assert isinstance(first, Usage) and first.prompt
+    request = json.loads((run_dir / "prompts" / f"{first.prompt}.json").read_text())
+    fmt = request["create_args"]["response_format"]
+    assert fmt["type"] == "json_object" and "tasks" in fmt["schema"]["properties"]
+    assert request["create_args"]["max_tokens"] == 384
+    # replay shows what the planner saw and answered
+    shown = subprocess.run(
+        [str(SOCIETY), "replay", str(run_dir), "--prompt", "1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "You are the planner" in shown.stdout and "json_object" in shown.stdout
