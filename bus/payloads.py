@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import Field, JsonValue
 
+from bus.payload_base import _Model, _Payload
 from bus.subjects import Channel
+from bus.usage import Retry, ToolCall, ToolRequest, Usage
 
 __all__ = [
     "PAYLOAD_TYPES",
@@ -43,15 +45,6 @@ __all__ = [
     "ToolRequest",
     "Usage",
 ]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-class _Payload(_Model):
-    CHANNEL: ClassVar[Channel]
-    DURABLE: ClassVar[bool] = False
 
 
 class Goal(_Payload):
@@ -304,76 +297,6 @@ class Lesson(_Payload):
     text: str
     task_kind: str = ""
     source: list[str] = []
-
-
-class Retry(_Model):
-    """One failed attempt of a model call that was tried again (transport error, 5xx, 429)."""
-
-    error: str
-    """What went wrong (``Type: detail``)."""
-    status: int | None = None
-    """The HTTP status, when the server answered."""
-    wait_s: float = 0.0
-    """How long the client waited before the next attempt (Retry-After when given)."""
-
-
-class ToolRequest(_Model):
-    """A tool call a model asked for in its answer."""
-
-    id: str
-    name: str
-    arguments: str
-    """The arguments as the model wrote them (JSON text)."""
-
-
-class Usage(_Payload):
-    """Resources one step used: a model call (with its answer, for replay) or a sandbox run."""
-
-    CHANNEL: ClassVar[Channel] = Channel.USAGE
-    type: Literal["usage"] = "usage"
-    kind: Literal["model", "sandbox"]
-    model: str = ""
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float = 0.0
-    latency_s: float = 0.0
-    sandbox_s: float = 0.0
-    fingerprint: str = ""
-    """sha256 of the request (model, messages), for replay matching."""
-    answer: str | None = None
-    """The model's answer (None when the call failed or was cancelled)."""
-    error: str | None = None
-    """Why a model call failed (``Type: detail``)."""
-    cancelled: bool = False
-    """The call was cancelled before it answered."""
-    tool_calls: list[ToolRequest] = []
-    """The tools the model asked to call instead of answering in text."""
-    finish_reason: str | None = None
-    """Why the model stopped (``length``: it hit ``max_tokens``)."""
-    retries: list[Retry] = []
-    """Attempts of this call that failed and were tried again, in order."""
-    prompt: str | None = None
-    """sha256 of the full request, stored as ``prompts/<sha256>.json`` in the run folder."""
-
-
-class ToolCall(_Payload):
-    """A tool call a role made over MCP, with its result or error (replay serves it back)."""
-
-    CHANNEL: ClassVar[Channel] = Channel.USAGE
-    type: Literal["tool_call"] = "tool_call"
-    server: str
-    tool: str
-    call_id: str = ""
-    """The model's id for this call."""
-    arguments: dict[str, JsonValue] = {}
-    result: str | None = None
-    """The tool's text result (cut to the server's ``max_result_chars``)."""
-    error: str | None = None
-    """Why the call failed, was refused or timed out (the model is told this)."""
-    latency_s: float = 0.0
-    size: int = 0
-    """Characters of the whole result before any cut."""
-    truncated: bool = False
 
 
 class Control(_Payload):

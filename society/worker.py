@@ -162,8 +162,20 @@ class WorkerHost:
             sandbox: CodeRunner | None = None
             if self.options.role == "coder":
                 sandbox = await stack.enter_async_context(self._sandbox_factory(scenario, run_id))
+            tools = None
+            uses = scenario.tool_uses().get(self.options.role)
+            if uses:  # this worker starts the MCP servers its role may use
+                from society.tools.mcp import McpTools
+
+                tools = await stack.enter_async_context(
+                    McpTools(scenario.tools, {self.options.role: uses})
+                )
             shared = Collaborators(
-                self._shared_memory(), BudgetGuard(scenario.budgets), _corpus(scenario), sandbox
+                self._shared_memory(),
+                BudgetGuard(scenario.budgets),
+                _corpus(scenario),
+                sandbox,
+                tools=tools,
             )
             role = self._build(scenario, run_id, shared)
             await role.start()
