@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 import nats
 import pytest
@@ -12,6 +11,7 @@ from bus import Bus, BusConnectError, Envelope, subjects
 from bus.payloads import Chat, DeadLetter, Goal
 from bus.subjects import Channel
 
+from .live import until_live
 from .samples import SAMPLES
 
 pytestmark = pytest.mark.nats
@@ -36,24 +36,16 @@ async def collect_until(
 async def test_every_payload_round_trips_over_nats(nats_url: str, run_id: str) -> None:
     async with Bus(nats_url, name="pub") as pub, Bus(nats_url, name="sub") as sub:
         got: list[Envelope] = []
-        live, done = asyncio.Event(), asyncio.Event()
+        done = asyncio.Event()
 
         async def handler(env: Envelope) -> None:
-            if env.sender == "probe/0":
-                live.set()
-                return
             got.append(env)
             if len(got) >= len(SAMPLES):
                 done.set()
 
         await sub.subscribe(subjects.run_wildcard(run_id), handler)
         await sub.flush()
-        # A core subscription may not be live for other connections yet: probe until it is.
-        for _ in range(100):
-            await pub.send(run_id, "probe/0", Chat(text="probe"))
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(live.wait(), 0.2)
-                break
+        await until_live(pub, sub)
         sent = []
         for payload in SAMPLES:
             env = Envelope.new(run_id, "coder/1", payload, parent_id="p", task_id="t1")
@@ -66,6 +58,7 @@ async def test_every_payload_round_trips_over_nats(nats_url: str, run_id: str) -
 async def test_send_returns_the_id_of_what_arrives(nats_url: str, run_id: str) -> None:
     async with Bus(nats_url, name="pub") as pub, Bus(nats_url, name="sub") as sub:
         got, done = await collect_until(sub, subjects.subject(run_id, Channel.GOAL), 1)
+        await until_live(pub, sub)
         mid = await pub.send(run_id, "manager/0", Goal(text="g"), parent_id="x", task_id="t")
         await asyncio.wait_for(done.wait(), 10)
         assert got[0].id == mid and got[0].parent_id == "x" and got[0].payload == Goal(text="g")
@@ -74,6 +67,7 @@ async def test_send_returns_the_id_of_what_arrives(nats_url: str, run_id: str) -
 async def test_wildcards_deliver_only_matching(nats_url: str, run_id: str) -> None:
     async with Bus(nats_url, name="pub") as pub, Bus(nats_url, name="sub") as sub:
         got, done = await collect_until(sub, subjects.run_wildcard(run_id, Channel.CHAT), 2)
+        await until_live(pub, sub)
         await pub.send(run_id, "a/0", Chat(text="to coder", to="coder"))
         await pub.send(
             run_id, "a/0", Chat(text="to all")
@@ -110,6 +104,7 @@ async def test_queue_group_shares_without_loss_or_duplicates(nats_url: str, run_
             await bus.subscribe(subject, work, queue="coder")
             await bus.subscribe(barrier, seen_barrier)
             await bus.flush()
+        await until_live(pub, w1, w2)
         ids = [await pub.send(run_id, "m/0", Chat(text=str(i)), subject=subject) for i in range(n)]
         await asyncio.wait_for(total.wait(), 10)
         await pub.send(run_id, "m/0", Chat(text="barrier"), subject=barrier)
@@ -128,6 +123,8 @@ async def test_malformed_message_is_dead_lettered_and_subscriber_survives(
             watch, subjects.subject(run_id, Channel.DEAD_LETTER), 1
         )
         got, done = await collect_until(sub, chat, 1)
+        async with Bus(nats_url, name="pub") as pub:
+            await until_live(pub, sub, watch)
         raw = await nats.connect(nats_url)  # a plain nats-py client, not our Bus
         try:
             await raw.publish(chat, b'{"type": "chat", "text": "not an envelope"}')
@@ -142,6 +139,7 @@ async def test_malformed_message_is_dead_lettered_and_subscriber_survives(
         assert "not an envelope" in letter.raw and "Field required" in letter.error
         # the subscriber is still alive and typed messages still reach it
         async with Bus(nats_url, name="pub") as pub:
+            await until_live(pub, sub)
             await pub.send(run_id, "a/0", Chat(text="still here", to="coder"))
         await asyncio.wait_for(done.wait(), 10)
         assert got[0].payload == Chat(text="still here", to="coder")
@@ -163,6 +161,7 @@ async def test_handler_exception_does_not_kill_subscription(nats_url: str, run_i
 
         await sub.subscribe(subject, handler)
         await sub.flush()
+        await until_live(pub, sub)
         await pub.send(run_id, "a/0", Chat(text="boom", to="x"))
         await pub.send(run_id, "a/0", Chat(text="after", to="x"))
         await asyncio.wait_for(done.wait(), 10)
