@@ -30,6 +30,7 @@ from nats.js.client import JetStreamContext
 from pydantic import ValidationError
 
 from bus import subjects
+from bus.authority import misfit
 from bus.envelope import Envelope, encode, encode_new, subject_for, subject_of
 from bus.errors import (
     BusClosedError,
@@ -81,12 +82,21 @@ class Bus:
     """A typed connection to NATS. ``async with Bus(...) as bus:`` connects and closes."""
 
     def __init__(
-        self, options: ConnectOptions | str, *, name: str = "society", durable: bool = False
+        self,
+        options: ConnectOptions | str,
+        *,
+        name: str = "society",
+        durable: bool = False,
+        reports: bool = True,
     ) -> None:
         self.options = ConnectOptions.from_url(options) if isinstance(options, str) else options
         self.name = name
         self.durable = durable
         """Store state-changing payloads through JetStream before going on (needs the run log)."""
+        self.reports = reports
+        """Publish what this connection refuses as a `DeadLetter`. One receiver per run does
+        (the runner, which hears everything), so a bad message is reported once, not once
+        per role; the others drop it quietly."""
         self.state = BusState.NEW
         self._nc: Client | None = None
         self._js: JetStreamContext | None = None
@@ -119,9 +129,10 @@ class Bus:
                 self._nc = await self._open()
         except TimeoutError as exc:
             why = self._last_error or f"no answer within {bound:g}s"
-            raise BusConnectError(url, why) from exc
+            raise BusConnectError(url, why, opts.user) from exc
         except (OSError, nats.errors.Error) as exc:  # the server's own reason says more
-            raise BusConnectError(url, self._last_error or str(exc) or type(exc).__name__) from exc
+            why = self._last_error or str(exc) or type(exc).__name__
+            raise BusConnectError(url, why, opts.user) from exc
         self._nc.options["max_reconnect_attempts"] = -1
         self._js = self._nc.jetstream()
         self.state = BusState.OPEN
@@ -202,7 +213,7 @@ class Bus:
 
     @property
     def dead_letters(self) -> int:
-        """How many malformed messages this connection has dead-lettered."""
+        """How many messages this connection has refused (malformed or misplaced)."""
         return self._dead_letters
 
     # -- publishing -------------------------------------------------------------------
@@ -231,7 +242,7 @@ class Bus:
     ) -> str:
         """Publish a new envelope around ``payload`` (the lean path); returns its id."""
         mid, data = encode_new(run_id, sender, payload, parent_id, task_id)
-        subj = subject or subject_of(run_id, payload)
+        subj = subject or subject_of(run_id, payload, sender)
         if self.durable and payload.DURABLE:
             await self.store(subj, data, mid)
             return mid
@@ -324,7 +335,11 @@ class Bus:
             try:
                 envelope = _validate_json(msg.data)
             except ValidationError as exc:
-                self.refuse(msg, exc)
+                self.refuse(msg, short_error(exc))
+                return
+            why = misfit(msg.subject, envelope)
+            if why is not None:
+                self.refuse(msg, why)
                 return
             try:
                 await handler(envelope)
@@ -345,17 +360,17 @@ class Bus:
 
     # -- malformed messages --------------------------------------------------------------
 
-    def refuse(self, msg: Msg, exc: ValidationError) -> None:
-        """Dead-letter a message that is not a valid envelope (unless it is a dead letter)."""
-        if not msg.subject.endswith("." + subjects.Channel.DEAD_LETTER.value):
-            self._dead_letter(msg.subject, msg.data, exc)
-
-    def _dead_letter(self, subject: str, data: bytes, exc: ValidationError) -> None:
+    def refuse(self, msg: Msg, error: str) -> None:
+        """Drop a message that is not a valid envelope, or not one that may be on its
+        subject; a reporting bus dead-letters it (never a dead letter itself)."""
         self._dead_letters += 1
-        error = _short_error(exc)
-        log.warning(
-            "dead-lettered a malformed message", bus=self.name, subject=subject, error=error
-        )
+        if not self.reports:
+            log.debug("dropped a message", bus=self.name, subject=msg.subject, error=error)
+        elif not msg.subject.endswith("." + subjects.Channel.DEAD_LETTER.value):
+            self._dead_letter(msg.subject, msg.data, error)
+
+    def _dead_letter(self, subject: str, data: bytes, error: str) -> None:
+        log.warning("dead-lettered a message", bus=self.name, subject=subject, error=error)
         try:
             run_id = subjects.parse(subject).run_id
         except SubjectError:
@@ -404,7 +419,8 @@ class Bus:
             log.warning("reconnect callback failed", bus=self.name, error=repr(task.exception()))
 
 
-def _short_error(exc: ValidationError) -> str:
+def short_error(exc: ValidationError) -> str:
+    """The first few errors of a validation failure, on one line."""
     parts = []
     for err in exc.errors()[:5]:
         loc = ".".join(str(p) for p in err["loc"]) or "(message)"

@@ -28,6 +28,7 @@ __all__ = [
     "encode_new",
     "new_id",
     "sender_name",
+    "signature",
     "subject_for",
     "subject_of",
 ]
@@ -180,15 +181,36 @@ def decode(data: bytes | str) -> Envelope:
 
 
 def subject_for(envelope: Envelope) -> str:
-    """The subject an envelope is published on, derived from its payload."""
-    return subject_of(envelope.run_id, envelope.payload)
+    """The subject an envelope is published on, derived from its payload and sender."""
+    return subject_of(envelope.run_id, envelope.payload, envelope.sender)
 
 
-def subject_of(run_id: str, payload: Payload) -> str:
-    """The subject a payload of ``run_id`` is published on."""
+_SIGNED = frozenset({subjects.Channel.HUMAN_ANSWER, subjects.Channel.CONTROL})
+_signatures: dict[str, str] = {}
+
+
+def signature(sender: str) -> str:
+    """The subject token of a sender (``human/ada`` -> ``human-ada``) on signed channels."""
+    token = _signatures.get(sender)
+    if token is None:
+        token = subjects.check_token(sender.replace("/", "-", 1), "sender")
+        if len(_signatures) < 4096:
+            _signatures[sender] = token
+    return token
+
+
+def subject_of(run_id: str, payload: Payload, sender: str) -> str:
+    """The subject a payload of ``run_id`` from ``sender`` is published on.
+
+    Tasks go to their role, chat to its addressee; answers and control are signed with
+    their sender, so server permissions can let only that identity publish them.
+    """
     role: str | None = None
+    channel = payload.CHANNEL
     if isinstance(payload, TaskAssignment):
         role = payload.task.role
     elif isinstance(payload, Chat):
         role = payload.to
-    return subjects.subject(run_id, payload.CHANNEL, role)
+    elif channel in _SIGNED:
+        role = signature(sender)
+    return subjects.subject(run_id, channel, role)

@@ -37,13 +37,24 @@ class BusClosedError(BusError):
 class BusConnectError(BusError):
     """No NATS server could be reached."""
 
-    def __init__(self, url: str, reason: str) -> None:
+    def __init__(self, url: str, reason: str, user: str | None = None) -> None:
         self.url = url
         self.reason = reason
-        super().__init__(
-            f"cannot reach NATS at {url}: {reason}. Is a nats-server running there? "
-            "Without --nats, society starts its own embedded server."
-        )
+        self.needs_credentials = "authorization violation" in reason.lower()
+        if self.needs_credentials:
+            who = f"user {user!r} was refused" if user else "no credentials were given"
+            text = (
+                f"the NATS server at {url} needs credentials ({who}: {reason}). Give a "
+                "credential file with --creds FILE (a run's runs/<id>/creds/*.json, or one "
+                "from `society invite`), user:password in the URL, or SOCIETY_NATS_USER and "
+                "SOCIETY_NATS_PASSWORD"
+            )
+        else:
+            text = (
+                f"cannot reach NATS at {url}: {reason}. Is a nats-server running there? "
+                "Without --nats, society starts its own embedded server."
+            )
+        super().__init__(text)
 
 
 class BusPermissionError(BusError):

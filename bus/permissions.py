@@ -1,6 +1,11 @@
-"""Per-role NATS users: where each role may publish and subscribe, as nats-server config.
+"""NATS users: where each role, role instance or person may publish and subscribe, as
+nats-server config, made from the one table of who says what (`bus.authority`).
 
-One account (``SOCIETY``, JetStream on) holds a user per role, named after the role. A
+A run's own server has one user per identity of that run (`identity_permissions`): each
+role instance and each person, allowed only that run's subjects, answers and control
+signed with its own name, and only its own role's work queue, by exact consumer name.
+
+A shared server (``society nats-config``, distributed) has one (``SOCIETY``, JetStream on) holds a user per role, named after the role. A
 user may publish only its own role's channels (a coder publishes results and sandbox
 records, never a plan or a final message) plus what every role says (presence, chat,
 usage, dead letters), and subscribe only to what its role listens to and to its own
@@ -17,19 +22,23 @@ tests and ``society nats-config`` (used by compose) write it to a file.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from bus import subjects
+from bus.authority import EVERYONE, PUBLISHES
+from bus.envelope import signature
 from bus.runlog import STREAM_NAME
 from bus.subjects import Channel
 
 __all__ = [
     "ACCOUNT",
+    "QUEUES",
     "ROLES",
     "Cluster",
     "Tls",
+    "identity_permissions",
     "inbox_prefix",
     "role_permissions",
     "server_config",
@@ -37,87 +46,80 @@ __all__ = [
 
 ACCOUNT = "SOCIETY"
 
-_EVERYONE = (Channel.PRESENCE, Channel.CHAT, Channel.USAGE, Channel.DEAD_LETTER)
-
-_PUBLISH: dict[str, tuple[Channel, ...]] = {
-    "manager": (
-        Channel.GOAL,
-        Channel.PLAN_REQUEST,
-        Channel.PLAN_DECISION,
-        Channel.TASK,
-        Channel.CONTROL,
-        Channel.HUMAN_ASK,
-        Channel.FINAL,
-    ),
-    "planner": (Channel.PLAN, Channel.HUMAN_ASK),
-    "researcher": (Channel.RESULT, Channel.HUMAN_ASK),
-    "coder": (Channel.RESULT, Channel.EXEC, Channel.HUMAN_ASK),
-    "critic": (Channel.CRITIQUE,),
-    "reflector": (Channel.LESSON,),
-    "human": (Channel.HUMAN_ANSWER, Channel.CONTROL),
-}
+_ASKING = (Channel.HUMAN_ANSWER, Channel.PRESENCE)  # answers, and who is there to answer
+_WORKING = (Channel.GOAL, Channel.FINAL, Channel.CONTROL, Channel.CHAT, *_ASKING)
 
 _LISTENS: dict[str, tuple[Channel, ...] | None] = {
     "manager": None,  # everything (it is also the runner, which shows the whole run)
+    "runner": None,
     "critic": None,
     "human": None,
-    "reflector": (
-        Channel.GOAL,
-        Channel.TASK,
-        Channel.RESULT,
-        Channel.CRITIQUE,
-        Channel.HUMAN_ANSWER,
-        Channel.FINAL,
-        Channel.CONTROL,
-        Channel.CHAT,
-    ),
-    "planner": (Channel.GOAL, Channel.FINAL, Channel.CONTROL, Channel.CHAT),
-    "researcher": (Channel.GOAL, Channel.FINAL, Channel.CONTROL, Channel.CHAT),
-    "coder": (Channel.GOAL, Channel.FINAL, Channel.CONTROL, Channel.CHAT),
+    "reflector": (Channel.TASK, Channel.RESULT, Channel.CRITIQUE, *_WORKING),
+    "planner": _WORKING,
+    "researcher": _WORKING,
+    "coder": _WORKING,
 }
 
-_QUEUES: dict[str, tuple[Channel, str | None]] = {
-    "planner": (Channel.PLAN_REQUEST, None),
-    "researcher": (Channel.TASK, "researcher"),
-    "coder": (Channel.TASK, "coder"),
+QUEUES: dict[str, tuple[str, Channel, str | None]] = {
+    "manager": ("manager", Channel.PLAN, None),
+    "planner": ("plan-request", Channel.PLAN_REQUEST, None),
+    "researcher": ("task-researcher", Channel.TASK, "researcher"),
+    "coder": ("task-coder", Channel.TASK, "coder"),
 }
+"""Each role's work queue: its name in a run, and (for role users) the subject it filters."""
 
-ROLES: tuple[str, ...] = tuple(_PUBLISH)
+ROLES: tuple[str, ...] = tuple(r for r in PUBLISHES if r != "runner")
 """Every role that has a user."""
 
-
-def inbox_prefix(role: str) -> str:
-    """The inbox prefix a role's connections use (replies and JetStream deliveries)."""
-    return f"_INBOX_{subjects.check_token(role, 'role')}"
+_SIGNED = (Channel.CONTROL, Channel.HUMAN_ANSWER)
 
 
-def _patterns(channel: Channel, chat_to: str = "*") -> list[str]:
-    """A channel in every run: any role's for ``task.<role>``; chat to all and to ``chat_to``."""
+def inbox_prefix(identity: str) -> str:
+    """The inbox prefix of a role's (or identity's) connections: replies and deliveries."""
+    return f"_INBOX_{subjects.check_token(identity, 'identity')}"
+
+
+def _patterns(
+    channel: Channel, run: str = "*", chat_to: str = "*", sender: str | None = None
+) -> list[str]:
+    """A channel of one run (``run``) or all (``*``): ``task.<role>`` of any role, chat to all
+    and to ``chat_to``, and answers and control signed by ``sender`` (any, without one)."""
+    base = f"{subjects.PREFIX}.{run}.{channel.value}"
     if channel is Channel.CHAT:
-        return [subjects.any_run(channel), subjects.any_run(channel, chat_to)]
+        return [base, f"{base}.{chat_to}"]
     if channel is Channel.TASK:
-        return [subjects.any_run(channel, "*")]
-    return [subjects.any_run(channel)]
+        return [f"{base}.*"]
+    if channel in _SIGNED:
+        return [f"{base}.{signature(sender) if sender else '*'}"]
+    return [base]
+
+
+def _publishes(role: str, run: str, sender: str | None) -> list[str]:
+    said = (*EVERYONE, *PUBLISHES[role])
+    return [p for c in said for p in _patterns(c, run, sender=sender)]
+
+
+def _subscribes(role: str, run: str) -> list[str]:
+    listens = _LISTENS[role]
+    if listens is None:
+        return [f"{subjects.PREFIX}.{run}.>"]
+    return [p for c in listens for p in _patterns(c, run, chat_to=role)]
 
 
 def role_permissions(role: str) -> dict[str, Any]:
-    """The publish/subscribe allow lists of ``role``'s user."""
-    publish = [p for c in (*_EVERYONE, *_PUBLISH[role]) for p in _patterns(c)]
-    listens = _LISTENS[role]
-    if listens is None:
-        subscribe = [subjects.ALL_RUNS]
-    else:
-        subscribe = [p for c in listens for p in _patterns(c, chat_to=role)]
-    subscribe.append(f"{inbox_prefix(role)}.>")
+    """The publish/subscribe allow lists of ``role``'s user (any run: a shared server)."""
+    publish = _publishes(role, "*", None)
+    subscribe = [*_subscribes(role, "*"), f"{inbox_prefix(role)}.>"]
     stream = STREAM_NAME
     if role == "manager":
         publish += [f"{subjects.JS_API}.>", subjects.js_ack(stream)]
     else:
         # Find runs to join (workers started after the goal) and read their goal.
         publish += [subjects.js_stream_info(stream), subjects.js_msg_get(stream)]
-        queue = _QUEUES.get(role)
+        queue = QUEUES.get(role)
         if queue is not None:
-            filter_subject = subjects.any_run(*queue)
+            _, channel, token = queue
+            filter_subject = subjects.any_run(channel, token)
             publish += [
                 subjects.js_consumer_create(stream, filter_subject),
                 subjects.js_consumer_info(stream),
@@ -125,19 +127,71 @@ def role_permissions(role: str) -> dict[str, Any]:
                 subjects.js_ack(stream),
             ]
         if role == "human":  # reads the log live (attach)
-            publish += [
-                f"{subjects.JS_API}.CONSUMER.CREATE.{stream}",
-                subjects.js_consumer_create(stream, subjects.ALL_RUNS),
-                subjects.js_consumer_info(stream),
-                subjects.js_consumer_next(stream),
-                f"{subjects.JS_API}.CONSUMER.DELETE.{stream}.*",
-                subjects.js_ack(stream),
-            ]
-    return {
+            publish += [*_log_reading(stream, subjects.ALL_RUNS), _js_consumer("DELETE", "*")]
+    return _allow(publish, subscribe)
+
+
+def identity_permissions(run_id: str, role: str, sender: str) -> dict[str, Any]:
+    """The allow (and deny) lists of one identity of one run: a role instance or a person.
+
+    It publishes only its role's channels of this run (answers and control signed with its
+    own name), hears only what its role needs, and touches no work queue but its own role's:
+    the consumer names of a run are known, so pulls and acks are allowed by exact name.
+    """
+    subjects.check_token(run_id, "run id")
+    identity = signature(sender)
+    publish = _publishes(role, run_id, sender)
+    subscribe = [*_subscribes(role, run_id), f"{inbox_prefix(identity)}.>"]
+    stream = STREAM_NAME
+    publish += [subjects.js_stream_info(stream), subjects.js_msg_get(stream)]
+    queue = QUEUES.get(role)
+    if queue is not None:
+        name = subjects.consumer_name(run_id, queue[0])
+        publish += [
+            _js_consumer("CREATE", name),
+            _js_consumer("CREATE", name) + ".>",
+            _js_consumer("INFO", name),
+            _js_consumer("MSG.NEXT", name),
+            f"{subjects.JS_ACK}.{stream}.{name}.>",
+        ]
+    deny: list[str] = []
+    if role == "human":  # follows the run's log (its own ephemeral consumers)
+        publish += [
+            *_log_reading(stream, subjects.run_wildcard(run_id)),
+            _js_consumer("DELETE", "*"),
+        ]
+        for other, *_ in QUEUES.values():  # but never a work queue's consumer
+            name = subjects.consumer_name(run_id, other)
+            deny += [_js_consumer(op, name) for op in ("CREATE", "DELETE", "MSG.NEXT")]
+            deny += [_js_consumer("CREATE", name) + ".>", f"{subjects.JS_ACK}.{stream}.{name}.>"]
+    return _allow(publish, subscribe, deny)
+
+
+def _js_consumer(operation: str, name: str) -> str:
+    return f"{subjects.JS_API}.CONSUMER.{operation}.{STREAM_NAME}.{name}"
+
+
+def _log_reading(stream: str, filter_subject: str) -> list[str]:
+    return [
+        f"{subjects.JS_API}.CONSUMER.CREATE.{stream}",
+        subjects.js_consumer_create(stream, filter_subject),
+        subjects.js_consumer_info(stream),
+        subjects.js_consumer_next(stream),
+        subjects.js_ack(stream),
+    ]
+
+
+def _allow(
+    publish: list[str], subscribe: list[str], deny: list[str] | None = None
+) -> dict[str, Any]:
+    rules: dict[str, Any] = {
         "publish": {"allow": sorted(set(publish))},
         "subscribe": {"allow": sorted(set(subscribe))},
         "allow_responses": True,
     }
+    if deny:
+        rules["publish"]["deny"] = sorted(set(deny))
+    return rules
 
 
 @dataclass(frozen=True)
@@ -164,6 +218,7 @@ class Cluster:
 def server_config(
     passwords: Mapping[str, str],
     *,
+    users: Sequence[Mapping[str, Any]] = (),
     store_dir: str | None = None,
     cluster: Cluster | None = None,
     tls: Tls | None = None,
@@ -171,19 +226,22 @@ def server_config(
 ) -> str:
     """nats-server config text: JetStream on, the ``SOCIETY`` account with one user per role.
 
-    ``passwords`` maps role names to passwords; roles left out get no user.
+    ``passwords`` maps role names to passwords; roles left out get no user. ``users`` are
+    further users as nats-server takes them (``user``, ``password``, ``permissions``):
+    the identities of one run (`identity_permissions`).
     """
     unknown = sorted(set(passwords) - set(ROLES))
     if unknown:
         msg = f"no permissions are defined for role(s) {', '.join(unknown)} (known: {', '.join(ROLES)})"
         raise ValueError(msg)
-    users = [
+    role_users = [
         {"user": role, "password": password, "permissions": role_permissions(role)}
         for role, password in passwords.items()
     ]
+    everyone = [*role_users, *(dict(u) for u in users)]
     config: dict[str, Any] = {
         "jetstream": {"store_dir": store_dir} if store_dir else {},
-        "accounts": {ACCOUNT: {"jetstream": "enabled", "users": users}},
+        "accounts": {ACCOUNT: {"jetstream": "enabled", "users": everyone}},
     }
     if cluster is not None:
         config["cluster"] = {

@@ -39,7 +39,8 @@ from nats.js.client import JetStreamContext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bus import subjects
-from bus.connection import Bus
+from bus.authority import misfit
+from bus.connection import Bus, short_error
 from bus.envelope import Envelope, decode
 from bus.errors import BusError, BusPermissionError, RunLogError
 from bus.payloads import DeadLetter
@@ -342,8 +343,11 @@ class WorkQueue:
     async def _process(self, msg: Msg) -> None:
         try:
             envelope = decode(msg.data)
+            why = misfit(msg.subject, envelope)
         except ValidationError as exc:
-            self.bus.refuse(msg, exc)
+            why = short_error(exc)
+        if why is not None:
+            self.bus.refuse(msg, why)
             with contextlib.suppress(nats.errors.Error):
                 await msg.term()
             return

@@ -52,7 +52,12 @@ class Role(Generic[S]):
         self.deps: RoleDeps = ctx.deps
         self.run_id = ctx.run_id
         self.sender = f"{self.name}/{ctx.instance}"
-        self.bus = Bus(ctx.connect, name=f"{ctx.run_id}-{self.name}-{ctx.instance}", durable=True)
+        self.bus = Bus(
+            ctx.connect,
+            name=f"{ctx.run_id}-{self.name}-{ctx.instance}",
+            durable=True,
+            reports=False,
+        )
         self._queues: list[WorkQueue] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self.log = log.bind(role=self.name, instance=ctx.instance, run=ctx.run_id)
@@ -81,7 +86,7 @@ class Role(Generic[S]):
     def subscriptions(self) -> list[tuple[str, str | None]]:
         """(subject pattern, queue group) pairs; every role hears control and its remarks."""
         return [
-            (subjects.subject(self.run_id, Channel.CONTROL), None),
+            (subjects.run_wildcard(self.run_id, Channel.CONTROL), None),
             (subjects.subject(self.run_id, Channel.CHAT), None),
             (subjects.subject(self.run_id, Channel.CHAT, self.name), None),
         ]

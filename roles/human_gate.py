@@ -89,7 +89,7 @@ class HumanGate:
     async def open(self) -> None:
         """Listen for answers and for people coming and going (call once connected)."""
         await self.bus.subscribe(
-            subjects.subject(self.run_id, Channel.HUMAN_ANSWER), self._on_answer
+            subjects.run_wildcard(self.run_id, Channel.HUMAN_ANSWER), self._on_answer
         )
         await self.bus.subscribe(subjects.subject(self.run_id, Channel.PRESENCE), self._on_presence)
 
@@ -195,6 +195,20 @@ class HumanGate:
         waiting = self._waiting.get(qid)
         if waiting is None or waiting[0].done():
             return  # another role's question
+        if (
+            waiting[1] != "question"
+            and env.role == "human"
+            and not self.settings.may(answer.by, "approve")
+        ):
+            notice = f"{answer.by} may not decide a {waiting[1].replace('_', ' ')} in this run"
+            await self.bus.send(
+                self.run_id,
+                self.sender,
+                Chat(text=notice, to="human", by=self.sender.partition("/")[0], intent="notice"),
+                parent_id=env.id,
+                task_id=env.task_id,
+            )
+            return
         self._settle(qid, answer.by, _summary(answer))
         waiting[0].set_result(env)
 

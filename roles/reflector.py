@@ -58,7 +58,7 @@ class Reflector(Role[ReflectorSettings]):
             (subjects.run_wildcard(run, Channel.TASK), None),
             (subjects.subject(run, Channel.RESULT), None),
             (subjects.subject(run, Channel.CRITIQUE), None),
-            (subjects.subject(run, Channel.HUMAN_ANSWER), None),
+            (subjects.run_wildcard(run, Channel.HUMAN_ANSWER), None),
             (subjects.subject(run, Channel.FINAL), None),
             *super().subscriptions(),
         ]

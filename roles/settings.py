@@ -6,6 +6,8 @@ meaning and the defaults of its settings. Unknown keys are errors everywhere.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
@@ -138,3 +140,17 @@ class HumanSettings(StrictModel):
     """Ask the human when the critic's replans run out (else stop)."""
     timeout_s: float = Field(default=60.0, gt=0)
     """How long a question waits for an answer before the default applies."""
+    approvers: list[str] | None = None
+    """The people who may approve or reject plans and answer escalations (unset: anyone
+    with a credential for the run)."""
+    stoppers: list[str] | None = None
+    """The people who may pause, resume or abort the run (unset: anyone with a credential)."""
+
+    def may(self, person: str, power: Literal["approve", "stop"]) -> bool:
+        """Whether ``person`` holds ``power`` in this run."""
+        allowed = self.approvers if power == "approve" else self.stoppers
+        return allowed is None or person in allowed
+
+    def may_steer(self, person: str, action: str) -> bool:
+        """Whether ``person`` may send control ``action`` (never budget stops or cancels)."""
+        return action in ("pause", "resume", "abort") and self.may(person, "stop")

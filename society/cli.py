@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from bus import ENVELOPE_ADAPTER, BusError, EmbeddedServer
+from bus import ENVELOPE_ADAPTER, BusError, EmbeddedServer, subjects
 from society import cli_ops, cli_replay
 from society.cli_support import (
     EXIT_BAD_INPUT,
@@ -221,6 +221,12 @@ def attach(
         str | None, typer.Option(help="Your name in the run (default: your login name)")
     ] = None,
     connect_timeout: Annotated[float, typer.Option(help="Seconds to wait for the server")] = 5.0,
+    creds: Annotated[
+        Path | None,
+        typer.Option(
+            help="Your credential file (from `society invite`); the run's owner needs none"
+        ),
+    ] = None,
 ) -> None:
     """Join a running society as the human: see the conversation, answer, approve, steer, rate."""
     from society.errors import RunNotFound, ServerUnreachable
@@ -235,12 +241,39 @@ def attach(
                 name=name,
                 console=Console(highlight=False),
                 connect_timeout_s=connect_timeout,
+                creds=creds,
             )
         )
     except RunNotFound as exc:
         raise fail(str(exc), EXIT_BAD_INPUT) from None
     except (ServerUnreachable, BusError) as exc:
         raise fail(str(exc), EXIT_ENVIRONMENT) from None
+
+
+@app.command()
+def invite(
+    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Id of the run")],
+    name: Annotated[str, typer.Option(help="The person's name in the run")],
+    runs_dir: Annotated[Path, typer.Option(help="Where run folders are")] = Path("runs"),
+) -> None:
+    """Issue a person their own credential for a run you own (they attach with --creds)."""
+    from society.credentials import RunCredentials
+    from society.errors import RunNotFound
+
+    run_dir = runs_dir / run_id
+    try:
+        subjects.check_token(run_id, "run id")
+        subjects.check_token(name, "name")
+        if not (run_dir / "creds").is_dir():
+            msg = f"no run {run_id!r} with credentials in {runs_dir} (give --runs-dir)"
+            raise RunNotFound(msg)
+        cred, new = RunCredentials(run_dir, run_id).invite(name)
+    except (RunNotFound, BusError) as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
+    path = RunCredentials(run_dir, run_id).path_of(cred.sender)
+    said = "issued" if new else "already had"
+    out.print(f"{name} {said} a credential for run {run_id}: {path}")
+    out.print(f"[dim]they attach with: society attach {run_id} --creds FILE --nats URL[/]")
 
 
 app.command()(cli_replay.replay)

@@ -40,9 +40,10 @@ from society.assembly import (
     build_role,
     docker_sandbox,
 )
-from society.connect import connect_options
+from society.credentials import OWNER, RunAccess, RunCredentials
 from society.errors import ModelConfigError, RunError
 from society.human import human_in_run
+from society.human.session import person_name
 from society.live import LiveView, render_summary
 from society.models.factory import ModelFactory
 from society.models.preflight import preflight
@@ -153,10 +154,12 @@ async def run_scenario(
     roles: list[Role[Any]] = []
 
     async with AsyncExitStack() as stack:
-        url = await _nats(stack, options, run_dir, run_id, console)
-        connect = connect_options(url, role="manager")
+        person = person_name(options.human or None) if options.human is not None else None
+        identities = _identities(scenario, external, person)
+        access = await _nats(stack, options, run_dir, run_id, identities, console)
+        url = access.url
         view = LiveView(console, state, limits, quiet=options.human is not None)
-        observer = await stack.enter_async_context(RunObserver(connect, run_id, view))
+        observer = await stack.enter_async_context(RunObserver(access.connect(OWNER), run_id, view))
         await observer.start(replicas=options.stream_replicas)
         shared = await _collaborators(stack, scenario, options, run_dir, run_id, console)
         for name in ROLE_CLASSES:
@@ -168,7 +171,7 @@ async def run_scenario(
                     name,
                     scenario,
                     run_id=run_id,
-                    connect=connect,
+                    connect=access.connect(f"{name}/{i}"),
                     instance=str(i),
                     factory=factory,
                     run_dir=run_dir,
@@ -178,10 +181,10 @@ async def run_scenario(
                 roles.append(role)
                 stack.push_async_callback(role.stop)
         for companion in options.companions:
-            await stack.enter_async_context(companion(connect, run_id))
+            await stack.enter_async_context(companion(access.connect(OWNER), run_id))
         console.print(f"[bold]run {run_id}[/]: {scenario.goal.text}", highlight=False)
-        if options.human is not None:  # this terminal takes part (society.human)
-            person = options.human or None
+        if person is not None:  # this terminal takes part (society.human)
+            connect = access.connect(f"human/{person}")
             await stack.enter_async_context(human_in_run(connect, run_id, person, console))
         else:
             where = f" --nats {url}" if options.nats_url else f" --runs-dir {options.runs_dir}"
@@ -213,17 +216,40 @@ async def run_scenario(
     return outcome
 
 
+def _identities(scenario: Scenario, external: bool, person: str | None) -> list[str]:
+    """Every sender this process connects as: the owner, each role instance, the person."""
+    senders = [OWNER]
+    for name in ROLE_CLASSES:
+        if external and name != "manager":
+            continue
+        instances = getattr(scenario.roles, name).instances if name in WORKER_ROLES else 1
+        senders += [f"{name}/{i}" for i in range(instances)]
+    if person is not None:
+        senders.append(f"human/{person}")
+    return senders
+
+
 async def _nats(
-    stack: AsyncExitStack, options: RunOptions, run_dir: Path, run_id: str, console: Console
-) -> str:
-    """The NATS URL of the run: the given one, or an embedded server's in the run folder."""
+    stack: AsyncExitStack,
+    options: RunOptions,
+    run_dir: Path,
+    run_id: str,
+    identities: list[str],
+    console: Console,
+) -> RunAccess:
+    """The run's NATS: the given server, or an embedded one in the run folder that lets in
+    only the run's identities (each with its own credential in ``creds/``)."""
     if options.nats_url is not None:
-        return options.nats_url
-    server = EmbeddedServer(run_dir / "nats")
+        return RunAccess(options.nats_url)
+    creds = RunCredentials(run_dir, run_id)
+    for sender in identities:
+        creds.issue(sender)
+    server = EmbeddedServer(run_dir / "nats", config_file=creds.write_config())
     console.print(f"[dim]starting nats-server (JetStream in {server.store_dir})…[/]")
     await stack.enter_async_context(server)
-    _write_json(run_dir / "server.json", {"url": server.url, "pid": server.pid, "run_id": run_id})
-    return server.url
+    where = {"url": server.url, "pid": server.pid, "run_id": run_id, "creds": str(creds.folder)}
+    _write_json(run_dir / "server.json", where)
+    return RunAccess(server.url, creds)
 
 
 async def _collaborators(

@@ -102,6 +102,9 @@ def validate_plan(
 ) -> PlanCheck:
     """Check a plan. ``available`` are value names given by the goal or completed tasks."""
     check = PlanCheck()
+    if not tasks:
+        check.errors.append("the plan has no tasks: give at least one task towards the goal")
+        return check
     seen: set[str] = set()
     fresh: list[TaskSpec] = []
     for task in tasks:

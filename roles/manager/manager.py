@@ -19,6 +19,7 @@ from typing import assert_never
 
 from bus import Envelope, payloads, subjects
 from bus.payloads import (
+    Chat,
     Control,
     Critique,
     Goal,
@@ -132,6 +133,10 @@ class Manager(Role[ManagerSettings]):
     async def on_control(self, env: Envelope, control: Control) -> None:
         """Pause, resume or abort on request (a person or a tool)."""
         if self.finished or env.sender == self.sender:
+            return
+        if env.role == "human" and not self.deps.human.may_steer(control.by, control.action):
+            notice = f"{control.by} may not {control.action} this run"
+            await self.send(Chat(text=notice, to="human", intent="notice"), parent=env)
             return
         if control.action == "pause":
             self.paused = True

@@ -27,11 +27,16 @@ async def attach(
     name: str | None,
     console: Console,
     connect_timeout_s: float = 5.0,
+    creds: Path | None = None,
 ) -> Final | None:
     """Join a running society as a person, reading commands from stdin, until it ends or
     the person quits; raises `RunNotFound` or `ServerUnreachable` with what to do."""
-    address = locate_run(run_id, runs_dir=runs_dir, nats_url=nats_url)
     person = person_name(name)
+    address = locate_run(run_id, runs_dir=runs_dir, nats_url=nats_url, creds=creds, person=person)
+    if address.credential is not None:  # the server knows us by our credential
+        person = address.credential.sender.partition("/")[2]
+    if address.fresh:
+        console.print(f"[dim]issued a credential for {person} in {address.server_file}'s creds/[/]")
     bus = await connect_to_run(address, f"{run_id}-human-{person}", connect_timeout_s)
     try:
         console.print(f"[bold]run {run_id}[/] at {address.url}: the conversation so far")
@@ -47,7 +52,7 @@ async def human_in_run(
 ) -> AsyncIterator[HumanSession]:
     """The running terminal as the human of its own run, for as long as the block lasts."""
     person = person_name(name)
-    async with Bus(connect, name=f"{run_id}-human-{person}") as bus:
+    async with Bus(connect, name=f"{run_id}-human-{person}", reports=False) as bus:
         session = HumanSession(bus, run_id, person, console, read_lines())
         task = asyncio.create_task(session.run(), name="human-session")
         try:

@@ -41,3 +41,11 @@ SAMPLES: list[p.Payload] = [
     p.Final(status="succeeded", answer="25", outputs={"count": 25}, artifacts=[ARTIFACT]),
     p.DeadLetter(subject="society.r.chat", raw="{", error="bad", receiver="x"),
 ]
+
+
+def sender_for(payload: Payload) -> str:
+    """A sender that may publish ``payload`` (roles before people, whose ``by`` must match)."""
+    from bus.authority import PUBLISHES, may_publish
+
+    role = next(r for r in PUBLISHES if r != "human" and may_publish(r, payload.CHANNEL))
+    return f"{role}/0"

@@ -12,7 +12,7 @@ from bus.payloads import Chat, DeadLetter, Goal
 from bus.subjects import Channel
 
 from .live import until_live
-from .samples import SAMPLES
+from .samples import SAMPLES, sender_for
 
 pytestmark = pytest.mark.nats
 
@@ -48,7 +48,7 @@ async def test_every_payload_round_trips_over_nats(nats_url: str, run_id: str) -
         await until_live(pub, sub)
         sent = []
         for payload in SAMPLES:
-            env = Envelope.new(run_id, "coder/1", payload, parent_id="p", task_id="t1")
+            env = Envelope.new(run_id, sender_for(payload), payload, parent_id="p", task_id="t1")
             sent.append(env)
             await pub.publish(env)
         await asyncio.wait_for(done.wait(), 10)
@@ -81,8 +81,8 @@ async def test_wildcards_deliver_only_matching(nats_url: str, run_id: str) -> No
 
 async def test_queue_group_shares_without_loss_or_duplicates(nats_url: str, run_id: str) -> None:
     n = 200
-    subject = subjects.subject(run_id, Channel.TASK, "coder")
-    barrier = subjects.subject(run_id, Channel.CONTROL)
+    subject = subjects.subject(run_id, Channel.CHAT, "coder")
+    barrier = subjects.subject(run_id, Channel.CHAT, "planner")
     async with (
         Bus(nats_url, name="pub") as pub,
         Bus(nats_url, name="w1") as w1,
@@ -105,9 +105,9 @@ async def test_queue_group_shares_without_loss_or_duplicates(nats_url: str, run_
             await bus.subscribe(barrier, seen_barrier)
             await bus.flush()
         await until_live(pub, w1, w2)
-        ids = [await pub.send(run_id, "m/0", Chat(text=str(i)), subject=subject) for i in range(n)]
+        ids = [await pub.send(run_id, "m/0", Chat(text=str(i), to="coder")) for i in range(n)]
         await asyncio.wait_for(total.wait(), 10)
-        await pub.send(run_id, "m/0", Chat(text="barrier"), subject=barrier)
+        await pub.send(run_id, "m/0", Chat(text="barrier", to="planner"))
         await asyncio.wait_for(asyncio.gather(*(e.wait() for e in barriers.values())), 10)
         all_ids = received["w1"] + received["w2"]
         assert sorted(all_ids) == sorted(ids)  # none lost, none doubled

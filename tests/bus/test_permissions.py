@@ -33,7 +33,7 @@ def allowed(role: str, kind: str, subject: str) -> bool:
         ("coder", "society.r1.plan", False),
         ("coder", "society.r1.final", False),
         ("coder", "society.r1.task.coder", False),
-        ("coder", "society.r1.control", False),
+        ("coder", "society.r1.control.manager-0", False),
         ("planner", "society.r1.plan", True),
         ("planner", "society.r1.result", False),
         ("researcher", "society.r1.result", True),
@@ -42,7 +42,7 @@ def allowed(role: str, kind: str, subject: str) -> bool:
         ("manager", "society.r1.final", True),
         ("manager", "society.r1.task.coder", True),
         ("manager", "society.r1.result", False),
-        ("human", "society.r1.control", True),
+        ("human", "society.r1.control.human-ada", True),
         ("human", "society.r1.plan", False),
     ],
 )
@@ -51,7 +51,7 @@ def test_each_role_publishes_only_its_own_channels(role: str, subject: str, ok: 
 
 
 def test_roles_hear_only_what_they_need_and_their_own_inbox() -> None:
-    assert allowed("coder", "subscribe", "society.r1.control")
+    assert allowed("coder", "subscribe", "society.r1.control.human-ada")
     assert allowed("coder", "subscribe", "society.r1.chat.coder")
     assert not allowed("coder", "subscribe", "society.r1.chat.planner")
     assert not allowed("coder", "subscribe", "society.r1.result")

@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.nats, pytest.mark.timeout(30)]
 class Slow(WorkerRole[RoleSettings]):
     """Works until told to finish; says when it started."""
 
-    name = "slow"
+    name = "researcher"  # a role that may send results
     started: asyncio.Event
     finish: asyncio.Event
 
@@ -61,7 +61,7 @@ async def manager(nats_url: str, run_id: str) -> AsyncIterator[tuple[Bus, asynci
 
 
 def assign(task_id: str) -> TaskAssignment:
-    return TaskAssignment(task=TaskSpec(id=task_id, role="slow", description="d"), goal="g")
+    return TaskAssignment(task=TaskSpec(id=task_id, role="researcher", description="d"), goal="g")
 
 
 async def test_a_stopped_worker_hands_its_task_to_another_without_a_result(
@@ -80,7 +80,7 @@ async def test_a_stopped_worker_hands_its_task_to_another_without_a_result(
     async with asyncio.timeout(10):
         result = await results.get()
     await second.stop()
-    assert result.sender == "slow/b" and result.parent_id == mid
+    assert result.sender == "researcher/b" and result.parent_id == mid
     assert isinstance(result.payload, TaskResult) and result.payload.status == "done"
     assert results.empty()
 
@@ -90,7 +90,7 @@ async def test_a_task_no_worker_finishes_is_reported_failed(
 ) -> None:
     bus, results = manager
     delivery = DeliverySettings(ack_wait_s=0.3, max_deliveries=1)
-    spec = QueueSpec.tasks("slow", 1)
+    spec = QueueSpec.tasks("researcher", 1)
     name = await ensure_queue(bus, run_id, spec, delivery)
     async with Bus(nats_url, name="crashed") as crashed:
         silent = await crashed.js.pull_subscribe_bind(name, stream=STREAM_NAME)
@@ -104,4 +104,4 @@ async def test_a_task_no_worker_finishes_is_reported_failed(
     assert not role.started.is_set()
     assert isinstance(result.payload, TaskResult) and result.payload.status == "failed"
     assert result.parent_id == mid
-    assert "no slow worker finished it in 1 deliveries" in (result.payload.error or "")
+    assert "no researcher worker finished it in 1 deliveries" in (result.payload.error or "")

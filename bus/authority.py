@@ -1,0 +1,86 @@
+"""Who may say what: the one table of which senders publish on which channels, and the
+check every receiver makes before a message reaches a handler.
+
+The server's permissions (`bus.permissions`) are made from the same table, so what a
+connection may publish and what a receiver accepts cannot drift apart. A message is
+accepted only when it is on the subject its payload belongs on (which also names the run),
+and its sender's role may publish there. Steering by people and roles — answers and
+control — travels on subjects signed with the sender (``control.human-ada``), which the
+server lets only that identity publish; a person's ``by`` must be their own name.
+"""
+
+from __future__ import annotations
+
+from bus.envelope import Envelope, subject_for
+from bus.payloads import Answer, Chat, Control, Rating
+from bus.subjects import Channel
+
+__all__ = [
+    "EVERYONE",
+    "PUBLISHES",
+    "ROLE_NAMES",
+    "may_publish",
+    "misfit",
+]
+
+EVERYONE: tuple[Channel, ...] = (
+    Channel.PRESENCE,
+    Channel.CHAT,
+    Channel.USAGE,
+    Channel.DEAD_LETTER,
+)
+"""What any sender may say: it informs, it never steers."""
+
+_ASKS = (Channel.HUMAN_ASK, Channel.HUMAN_ANSWER)  # a question, and its default when unanswered
+
+PUBLISHES: dict[str, tuple[Channel, ...]] = {
+    "runner": (Channel.GOAL, Channel.CONTROL),
+    "manager": (
+        Channel.GOAL,
+        Channel.PLAN_REQUEST,
+        Channel.PLAN_DECISION,
+        Channel.TASK,
+        Channel.CONTROL,
+        Channel.FINAL,
+        *_ASKS,
+    ),
+    "planner": (Channel.PLAN, *_ASKS),
+    "researcher": (Channel.RESULT, *_ASKS),
+    "coder": (Channel.RESULT, Channel.EXEC, *_ASKS),
+    "critic": (Channel.CRITIQUE,),
+    "reflector": (Channel.LESSON,),
+    "human": (Channel.HUMAN_ANSWER, Channel.CONTROL),
+}
+"""Beyond `EVERYONE`, the channels each sender role publishes on."""
+
+ROLE_NAMES: frozenset[str] = frozenset(PUBLISHES)
+
+_ALLOWED: dict[Channel, frozenset[str]] = {
+    channel: frozenset(role for role, said in PUBLISHES.items() if channel in said)
+    for channel in Channel
+}
+
+
+def may_publish(role: str, channel: Channel) -> bool:
+    """Whether a sender of ``role`` may publish on ``channel``."""
+    return channel in EVERYONE or role in _ALLOWED[channel]
+
+
+def misfit(subject: str, env: Envelope) -> str | None:
+    """Why ``env`` may not be taken from ``subject``, or None when it may."""
+    expected = subject_for(env)
+    if subject != expected:
+        if env.run_id not in subject.split(".", 2)[1:2]:
+            return f"an envelope of run {env.run_id!r} on another run's subject"
+        return f"a {env.payload.type} belongs on {expected}"
+    payload = env.payload
+    role, _, instance = env.sender.partition("/")
+    if not may_publish(role, payload.CHANNEL):
+        return f"{env.sender!r} may not send a {payload.type}"
+    if role == "human" and isinstance(payload, _SPOKEN) and payload.by != instance:
+        return f"{env.sender!r} may not speak as {payload.by!r}"
+    return None
+
+
+_SPOKEN = (Answer, Rating, Chat, Control)
+"""Payloads that name the person they come from (``by``)."""
