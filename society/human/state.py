@@ -12,8 +12,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from bus import Envelope
-from bus.payloads import Answer, Final, Presence, Question, TaskAssignment, TaskResult
+from bus.payloads import Answer, Final, Goal, Presence, Question, TaskAssignment, TaskResult
 from roles.presence import HumanPresence
+from roles.settings import HumanSettings
 from society.human.commands import CommandError
 
 __all__ = ["AskedQuestion", "Conversation"]
@@ -74,6 +75,8 @@ class Conversation:
     people: HumanPresence = field(default_factory=HumanPresence)
     """Attached people, by when the log last heard from them."""
     final: Final | None = None
+    human: HumanSettings = field(default_factory=HumanSettings)
+    """The scenario's settings for people (who may approve), from the goal."""
 
     def apply(self, env: Envelope) -> AskedQuestion | None:
         """Fold one message in; returns the question it asks or settles, if any."""
@@ -85,9 +88,14 @@ class Conversation:
                 )
                 self.questions.setdefault(p.question_id, asked)
                 return self.questions[p.question_id]
+            case Goal():
+                self.human = _human_settings(p)
             case Answer():
                 asked_q = self.questions.get(p.question_id)
-                if asked_q is not None and asked_q.answer is None:
+                if asked_q is None or asked_q.answer is not None:
+                    return asked_q
+                decides = asked_q.question.kind == "question" or env.role != "human"
+                if decides or self.human.may(p.by, "approve"):
                     asked_q.answer = p
                 return asked_q
             case TaskAssignment():
@@ -144,3 +152,13 @@ class Conversation:
     def attached(self, now: float | None = None) -> list[str]:
         """People heard from recently (by the log's clock: Unix seconds)."""
         return self.people.attached(time.time() if now is None else now)
+
+
+def _human_settings(goal: Goal) -> HumanSettings:
+    """The people's settings of the run's scenario (defaults when it does not say)."""
+    roles = goal.scenario.get("roles") if isinstance(goal.scenario, dict) else None
+    human = roles.get("human") if isinstance(roles, dict) else None
+    try:
+        return HumanSettings.model_validate(human or {})
+    except ValueError:
+        return HumanSettings()

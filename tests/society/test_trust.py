@@ -127,9 +127,9 @@ async def test_strangers_spoofers_and_people_without_the_power_change_nothing(
         ConnectOptions.from_url(url),
         ConnectOptions.from_url(url, user="ada", password="x"),
     ):
-        with pytest.raises(BusConnectError) as refused:
+        with pytest.raises(BusConnectError) as caught:
             await Bus(options, name="stranger").connect()
-        assert refused.value.needs_credentials and "needs credentials" in str(refused.value)
+        assert caught.value.needs_credentials and "needs credentials" in str(caught.value)
 
     # The owner invites bob, who may take part but not approve or abort.
     invite = await Proc.start("invite", run_id, "--name", "bob", "--runs-dir", str(runs))
