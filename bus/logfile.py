@@ -125,17 +125,6 @@ _WHAT: dict[AnomalyKind, tuple[str, str]] = {
 }
 
 
-def _anomaly(kind: AnomalyKind, tally: _Tally, run: str | None) -> LogAnomaly:
-    what, why = _WHAT[kind]
-    more = ", …" if tally.count > len(tally.lines) else ""
-    plural = "s" if tally.count != 1 else ""
-    message = (
-        f"{tally.count} line{plural} {what} ({why.format(run=run)}): "
-        f"line{plural} {', '.join(map(str, tally.lines))}{more}; kept in place"
-    )
-    return LogAnomaly(tally.lines[0], message, kind, tally.count, tuple(tally.lines))
-
-
 class _Tally:
     """How many lines, and the first few of them."""
 
@@ -149,6 +138,17 @@ class _Tally:
         self.count += 1
         if len(self.lines) < SHOWN_LINES:
             self.lines.append(line)
+
+
+def _anomaly(kind: AnomalyKind, tally: _Tally, run: str | None) -> LogAnomaly:
+    what, why = _WHAT[kind]
+    more = ", …" if tally.count > len(tally.lines) else ""
+    plural = "s" if tally.count != 1 else ""
+    message = (
+        f"{tally.count} line{plural} {what} ({why.format(run=run)}): "
+        f"line{plural} {', '.join(map(str, tally.lines))}{more}; kept in place"
+    )
+    return LogAnomaly(tally.lines[0], message, kind, tally.count, tuple(tally.lines))
 
 
 class _OrderCheck:

@@ -92,7 +92,7 @@ def replay(
     with tempfile.TemporaryDirectory(prefix="society-replay-") as scratch:
 
         def warn(problem: object) -> None:
-            err.print(f"[yellow]warning:[/] {where}: {problem}", highlight=False)
+            err.print(f"[yellow]warning:[/] {where}: {problem}", highlight=False, soft_wrap=True)
 
         if isinstance(where, sources.LiveRun):
             src = guarded(lambda: sources.read_live(where, runs_dir))

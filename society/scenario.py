@@ -29,7 +29,7 @@ from sandbox.settings import SandboxSettings
 from society.errors import ScenarioError, ScenarioIssue
 from society.models.spec import ModelSpec, ScriptedAnswer
 from society.tools.spec import ToolServerSpec
-from society.yaml_source import YamlSource, load_yaml
+from society.yaml_source import YamlLimitError, YamlSource, load_yaml
 
 __all__ = ["TOOL_ROLES", "WORKER_ROLES", "GoalSpec", "RolesSpec", "Scenario", "load_scenario"]
 
@@ -200,7 +200,9 @@ def _read(path: Path) -> YamlSource:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
         problem = getattr(exc, "problem", None) or str(exc)
-        raise _error(path, line, f"invalid YAML: {problem}") from None
+        if not isinstance(exc, YamlLimitError):
+            problem = f"invalid YAML: {problem}"
+        raise _error(path, line, problem) from None
 
 
 def load_scenario(path: Path | str, *, check_script: bool = True) -> Scenario:

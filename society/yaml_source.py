@@ -1,14 +1,20 @@
-"""Load YAML while keeping where every value came from, so errors can name the line."""
+"""Load YAML while keeping where every value came from, so errors can name the line.
+
+Loading is bounded (`YamlLimits`: size, nesting, alias expansion) and strict about
+duplicate keys, so a hostile or broken file is refused with its line instead of crashing
+the loader, stalling it, or silently keeping the last of two values.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-__all__ = ["YamlSource", "load_yaml"]
+__all__ = ["YamlLimitError", "YamlLimits", "YamlSource", "load_yaml"]
 
 
 class YamlSource:
@@ -56,10 +62,114 @@ def _child(node: yaml.Node, part: int | str) -> tuple[yaml.Node | None, int | No
     return None, None
 
 
-def load_yaml(path: Path) -> YamlSource:
-    """Read ``path``; raises OSError (unreadable) or yaml.YAMLError (not YAML)."""
-    text = path.read_text(encoding="utf-8")
-    loader = yaml.SafeLoader(text)
+@dataclass(frozen=True)
+class YamlLimits:
+    """How much one YAML file may ask of the loader; beyond these it is refused, not loaded.
+
+    Scenario files are hand-written and small (a few KB, nested about 10 deep, a handful of
+    aliases), so the bounds are far above real use and far below what hurts.
+    """
+
+    max_bytes: int = 256 << 10
+    """Largest file read: 256 KiB, 60 times the largest example; the pure-Python parser
+    takes about 1.5 s on that much (6 s a MiB)."""
+    max_depth: int = 64
+    """Deepest nesting of mappings and sequences (Python's stack gives out near 500)."""
+    max_alias_nodes: int = 10_000
+    """Nodes that all ``*alias`` references together may stand for ("billion laughs")."""
+
+
+class YamlLimitError(yaml.MarkedYAMLError):
+    """The file goes beyond a `YamlLimits` bound; ``line`` (1-based) is where."""
+
+    def __init__(self, problem: str, line: int) -> None:
+        super().__init__(problem=problem, problem_mark=yaml.Mark("", 0, line - 1, 0, None, 0))
+        self.line = line
+
+
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader that counts while it composes: nesting depth, the nodes aliases
+    expand to, and the keys of each mapping (a duplicate is refused, not silently dropped)."""
+
+    def __init__(self, text: str, limits: YamlLimits) -> None:
+        super().__init__(text)
+        self.limits = limits
+        self._depth = 0
+        self._expanded = 0
+        """Nodes composed so far, each alias counted as the nodes it stands for."""
+        self._via_aliases = 0
+        self._sizes: dict[str, int] = {}
+        """Expanded node count of each anchored node."""
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        event: yaml.NodeEvent = self.peek_event()  # type: ignore[no-untyped-call]
+        if isinstance(event, yaml.AliasEvent):
+            self._count_alias(event)
+            return super().compose_node(parent, index)
+        self._depth += 1
+        if self._depth > self.limits.max_depth:
+            msg = f"nested deeper than {self.limits.max_depth} levels; refused"
+            raise YamlLimitError(msg, _line(event))
+        start = self._expanded
+        try:
+            node = super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+        self._expanded += 1
+        if event.anchor is not None:
+            self._sizes[event.anchor] = self._expanded - start
+        if isinstance(node, yaml.MappingNode):
+            self._check_unique_keys(node)
+        return node
+
+    def _count_alias(self, event: yaml.AliasEvent) -> None:
+        # an anchor still being composed (a recursive alias) counts as one node
+        size = self._sizes.get(event.anchor or "", 1)
+        self._via_aliases += size
+        self._expanded += size
+        if self._via_aliases > self.limits.max_alias_nodes:
+            msg = (
+                f"aliases (*{event.anchor} here) expand to more than "
+                f"{self.limits.max_alias_nodes:,} nodes; refused (a 'billion laughs' file?)"
+            )
+            raise YamlLimitError(msg, _line(event))
+
+    def _check_unique_keys(self, node: yaml.MappingNode) -> None:
+        first: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == _MERGE:
+                continue  # complex keys are refused by the constructor itself
+            key = self.construct_object(key_node)
+            line = key_node.start_mark.line + 1
+            try:
+                seen = first.get(key)
+            except TypeError:  # unhashable: the constructor says so
+                continue
+            if seen is not None:
+                msg = f"duplicate key {key_node.value!r} (first at line {seen})"
+                context = "while composing a mapping"
+                raise yaml.constructor.ConstructorError(
+                    context, node.start_mark, msg, key_node.start_mark
+                )
+            first[key] = line
+
+
+def _line(event: yaml.Event) -> int:
+    return event.start_mark.line + 1 if event.start_mark is not None else 1
+
+
+def load_yaml(path: Path, limits: YamlLimits = YamlLimits()) -> YamlSource:
+    """Read ``path``; raises OSError (unreadable), UnicodeDecodeError, or yaml.YAMLError
+    (not YAML, a duplicate key, or a `YamlLimitError`)."""
+    with path.open("rb") as f:
+        raw = f.read(limits.max_bytes + 1)
+    if len(raw) > limits.max_bytes:
+        msg = f"the file is larger than {limits.max_bytes:,} bytes; refused"
+        raise YamlLimitError(msg, 1)
+    loader = _BoundedLoader(raw.decode("utf-8"), limits)
     try:
         root = loader.get_single_node()
         data = loader.construct_document(root) if root is not None else None

@@ -29,10 +29,14 @@ class LogSource:
     problems: list[LogProblem] = field(default_factory=list)
     stopped_at: int | None = None
     """Line where reading stopped because the rest is damaged."""
+    main_run: str | None = None
+    """The run most of a log file's messages belong to (a stray line may come first)."""
 
     @property
     def run_id(self) -> str | None:
-        """The run's id, from its first valid message."""
+        """The run's id: the log file's main run, else that of its first valid message."""
+        if self.main_run is not None:
+            return self.main_run
         return next((r.envelope.run_id for r in self.records if r.envelope is not None), None)
 
     @property
@@ -98,7 +102,9 @@ def read_local(
     if is_bundle(path):
         path = open_bundle(path, scratch) / "log.jsonl"
     read = logfile.read_jsonl(path, on_problem=on_problem)
-    return LogSource(read.records, str(path), path.parent, read.problems, read.stopped_at)
+    return LogSource(
+        read.records, str(path), path.parent, read.problems, read.stopped_at, read.run_id
+    )
 
 
 async def read_live(run: LiveRun, runs_dir: Path) -> LogSource:

@@ -1,5 +1,6 @@
 """`society replay` and `society bundle` as a user runs them: real subprocesses, damaged
-logs read up to the damage with a warning naming the line, step, JSON, follow, re-run."""
+logs read up to the damage with a warning naming the line, duplicated, reordered and stray
+lines counted and kept, step, JSON, follow, re-run."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from society.runner import RunOptions, run_scenario
 from society.scenario import load_scenario
 
 from ..conftest import ROOT, RunYaml
-from .logs import write
+from .logs import envelopes, write
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -87,6 +88,51 @@ def test_an_unknown_message_type_is_kept_as_raw_text(tmp_path: Path) -> None:
     rows = proc.stdout.splitlines()
     assert len(rows) == 12 and "not a valid message" in rows[3]
     assert "Traceback" not in proc.stderr
+
+
+def warnings(proc: subprocess.CompletedProcess[str]) -> list[str]:
+    """The warning lines of a command that succeeded without a traceback."""
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    return [line for line in proc.stderr.splitlines() if line.startswith("warning:")]
+
+
+def test_a_duplicated_line_is_counted_and_the_rest_still_shown(tmp_path: Path) -> None:
+    log = write(tmp_path / "log.jsonl")
+    lines = _lines(log)
+    log.write_text("".join([*lines[:5], lines[3], *lines[5:]]))
+    proc = society("replay", str(log))
+    (warning,) = warnings(proc)
+    assert warning == (
+        f"warning: {log}: 1 line duplicated (the same seq or message id as an earlier "
+        "line): line 6; kept in place"
+    )
+    rows = proc.stdout.splitlines()
+    assert len(rows) == 13 and "final" in rows[-1]
+
+
+def test_two_swapped_lines_are_counted_and_the_rest_still_shown(tmp_path: Path) -> None:
+    log = write(tmp_path / "log.jsonl")
+    lines = _lines(log)
+    lines[5], lines[6] = lines[6], lines[5]
+    log.write_text("".join(lines))
+    proc = society("replay", str(log))
+    (warning,) = warnings(proc)
+    assert "1 line out of order (a lower seq than the line before): line 7;" in warning
+    rows = proc.stdout.splitlines()
+    assert len(rows) == 12 and "exec_request" in rows[5] and "usage" in rows[6]
+
+
+def test_lines_of_another_run_are_counted_and_the_rest_still_shown(tmp_path: Path) -> None:
+    ours, theirs = envelopes(), envelopes(run="other-run")
+    log = write(tmp_path / "log.jsonl", [*ours[:3], theirs[3], *ours[3:9], theirs[9], *ours[9:]])
+    proc = society("replay", str(log))
+    (warning,) = warnings(proc)
+    assert warning.endswith(
+        "2 lines from another run (the log's run is synthetic-run): lines 4, 11; kept in place"
+    )
+    rows = proc.stdout.splitlines()
+    assert len(rows) == 14 and "goal" in rows[0] and "final" in rows[-1]
 
 
 def test_json_output_with_filters(tmp_path: Path) -> None:
