@@ -77,6 +77,8 @@ class YamlLimits:
     """Deepest nesting of mappings and sequences (Python's stack gives out near 500)."""
     max_alias_nodes: int = 10_000
     """Nodes that all ``*alias`` references together may stand for ("billion laughs")."""
+    max_alias_chars: int = 1 << 20
+    """Characters of text they may stand for (one long string repeated by aliases)."""
 
 
 class YamlLimitError(yaml.MarkedYAMLError):
@@ -98,11 +100,13 @@ class _BoundedLoader(yaml.SafeLoader):
         super().__init__(text)
         self.limits = limits
         self._depth = 0
-        self._expanded = 0
-        """Nodes composed so far, each alias counted as the nodes it stands for."""
-        self._via_aliases = 0
-        self._sizes: dict[str, int] = {}
-        """Expanded node count of each anchored node."""
+        self._nodes = 0
+        self._chars = 0
+        """Nodes and scalar characters composed so far, an alias counting what it stands for."""
+        self._alias_nodes = 0
+        self._alias_chars = 0
+        self._sizes: dict[str, tuple[int, int]] = {}
+        """What each anchored node stands for: nodes and characters."""
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
         event: yaml.NodeEvent = self.peek_event()  # type: ignore[no-untyped-call]
@@ -113,29 +117,35 @@ class _BoundedLoader(yaml.SafeLoader):
         if self._depth > self.limits.max_depth:
             msg = f"nested deeper than {self.limits.max_depth} levels; refused"
             raise YamlLimitError(msg, _line(event))
-        start = self._expanded
+        nodes, chars = self._nodes, self._chars
         try:
             node = super().compose_node(parent, index)
         finally:
             self._depth -= 1
-        self._expanded += 1
+        self._nodes += 1
+        if isinstance(node, yaml.ScalarNode):
+            self._chars += len(node.value)
         if event.anchor is not None:
-            self._sizes[event.anchor] = self._expanded - start
+            self._sizes[event.anchor] = (self._nodes - nodes, self._chars - chars)
         if isinstance(node, yaml.MappingNode):
             self._check_unique_keys(node)
         return node
 
     def _count_alias(self, event: yaml.AliasEvent) -> None:
         # an anchor still being composed (a recursive alias) counts as one node
-        size = self._sizes.get(event.anchor or "", 1)
-        self._via_aliases += size
-        self._expanded += size
-        if self._via_aliases > self.limits.max_alias_nodes:
-            msg = (
-                f"aliases (*{event.anchor} here) expand to more than "
-                f"{self.limits.max_alias_nodes:,} nodes; refused (a 'billion laughs' file?)"
-            )
-            raise YamlLimitError(msg, _line(event))
+        nodes, chars = self._sizes.get(event.anchor or "", (1, 0))
+        self._alias_nodes += nodes
+        self._alias_chars += chars
+        self._nodes += nodes
+        self._chars += chars
+        if self._alias_nodes > self.limits.max_alias_nodes:
+            much = f"{self.limits.max_alias_nodes:,} nodes"
+        elif self._alias_chars > self.limits.max_alias_chars:
+            much = f"{self.limits.max_alias_chars:,} characters"
+        else:
+            return
+        msg = f"aliases (*{event.anchor} here) expand to more than {much}; refused"
+        raise YamlLimitError(msg, _line(event))
 
     def _check_unique_keys(self, node: yaml.MappingNode) -> None:
         first: dict[Any, int] = {}

@@ -120,3 +120,13 @@ def test_alias_budget_counts_what_aliases_stand_for(tmp_path: Path) -> None:
     with pytest.raises(YamlLimitError, match=r"\*a here") as info:
         load_yaml(path, YamlLimits(max_alias_nodes=14))
     assert info.value.line == 3
+
+
+@pytest.mark.timeout(10)
+def test_alias_budget_counts_the_text_aliases_repeat(tmp_path: Path) -> None:
+    path = tmp_path / "a.yaml"
+    path.write_text("a: &a " + "x" * 100 + "\nb: [" + ", ".join(["*a"] * 10) + "]\n")
+    load_yaml(path, YamlLimits(max_alias_chars=1000))
+    with pytest.raises(YamlLimitError, match="more than 999 characters") as info:
+        load_yaml(path, YamlLimits(max_alias_chars=999))
+    assert info.value.line == 2
