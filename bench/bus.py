@@ -1,12 +1,16 @@
 """Typed bus against raw nats-py on the same embedded server, in the same run.
 
-Prints publish→receive throughput and round-trip latency (p50/p99: a message answered by a message) for typed envelopes
-(`bus.Bus`: make an envelope, encode, publish; decode and validate on receipt) and for
-raw nats-py with bytes of the same size, and the typed/raw ratios.
+The server is set up as a run's own (authentication on): the typed side logs in as a role
+instance with that identity's permissions and checks every envelope's subject, run and
+sender on receipt (`bus.authority`); the raw side is plain nats-py logged in as the owner.
+Prints publish→receive throughput and round-trip latency (p50/p99: a message answered by
+a message) for typed envelopes (`bus.Bus`: make an envelope, encode, publish; decode,
+validate and check on receipt) and for raw bytes of the same size, and the typed/raw
+ratios, from rounds run in pairs (raw, typed, raw, typed…): median and spread.
 
-    python bench/bus.py [--messages 100000] [--requests 3000]
+    python bench/bus.py [--messages 100000] [--requests 3000] [--rounds 5]
 
-Targets (issue 2): typed throughput >= 0.6x raw; typed round trip p50 <= 1.3x raw.
+Targets (issues 2 and 15): typed throughput >= 0.6x raw; typed round trip p50 <= 1.3x raw.
 """
 
 from __future__ import annotations
@@ -24,20 +28,48 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 import nats  # noqa: E402
 
-from bus import Bus, EmbeddedServer, Envelope, encode  # noqa: E402
+from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, encode  # noqa: E402
 from bus.payloads import Chat  # noqa: E402
+from bus.permissions import identity_permissions, inbox_prefix, server_config  # noqa: E402
 
 RUN = "bench"
 SUBJECT = "society.bench.chat"
 PING = "society.bench.chat.ping"
 PONG = "society.bench.chat.pong"
 TEXT = "x" * 100
+SENDER = "manager/0"
+OWNER = ConnectOptions.from_url("nats://127.0.0.1", user="runner-0", password="owner-secret")
+ROLE = ConnectOptions.from_url(
+    "nats://127.0.0.1",
+    user="manager-0",
+    password="role-secret",
+    inbox_prefix=inbox_prefix("manager-0"),
+)
+
+
+def config() -> str:
+    """A run's own server: the owner, and one role instance with its identity's permissions."""
+    users = [
+        {"user": OWNER.user, "password": OWNER.password},
+        {
+            "user": ROLE.user,
+            "password": ROLE.password,
+            "permissions": identity_permissions(RUN, "manager", SENDER),
+        },
+    ]
+    return server_config({}, users=users)
+
+
+def role(url: str) -> ConnectOptions:
+    return ConnectOptions.from_url(
+        url, user=ROLE.user, password=ROLE.password, inbox_prefix=ROLE.inbox_prefix
+    )
 
 
 async def typed_throughput(url: str, n: int) -> float:
-    sender = "bench/0"
+    sender = SENDER
     payload = Chat(text=TEXT)
-    async with Bus(url, name="pub") as pub, Bus(url, name="sub") as sub:
+    async with Bus(role(url), name="pub") as pub, Bus(role(url), name="sub") as sub:
         done = asyncio.Event()
         count = 0
 
@@ -51,15 +83,15 @@ async def typed_throughput(url: str, n: int) -> float:
         await sub.flush()
         start = time.perf_counter()
         for _ in range(n):
-            await pub.send(RUN, sender, payload, subject=SUBJECT)
+            await pub.send(RUN, sender, payload)
         await pub.flush()
         await done.wait()
         return n / (time.perf_counter() - start)
 
 
 async def raw_throughput(url: str, n: int, data: bytes) -> float:
-    pub = await nats.connect(url)
-    sub = await nats.connect(url)
+    pub = await nats.connect(url, user=OWNER.user, password=OWNER.password)
+    sub = await nats.connect(url, user=OWNER.user, password=OWNER.password)
     done = asyncio.Event()
     count = 0
 
@@ -84,11 +116,12 @@ async def raw_throughput(url: str, n: int, data: bytes) -> float:
 
 async def typed_rtt(url: str, n: int) -> list[float]:
     """Round trips of a typed chat answered by a typed chat (the path roles talk on)."""
-    async with Bus(url, name="client") as client, Bus(url, name="server") as server:
+    async with Bus(role(url), name="client") as client, Bus(role(url), name="server") as server:
         got: asyncio.Queue[Envelope] = asyncio.Queue()
+        pong = Chat(text=TEXT, to="pong")
 
         async def respond(env: Envelope) -> None:
-            await server.send(RUN, "echo/0", env.payload, subject=PONG, parent_id=env.id)
+            await server.send(RUN, SENDER, pong, parent_id=env.id)
 
         async def back(env: Envelope) -> None:
             got.put_nowait(env)
@@ -98,9 +131,10 @@ async def typed_rtt(url: str, n: int) -> list[float]:
         await server.flush()
         await client.flush()
         times = []
+        ping = Chat(text=TEXT, to="ping")
         for _ in range(n):
             start = time.perf_counter()
-            await client.send(RUN, "bench/0", Chat(text=TEXT), subject=PING)
+            await client.send(RUN, SENDER, ping)
             await asyncio.wait_for(got.get(), 5)
             times.append(time.perf_counter() - start)
         return times
@@ -108,8 +142,8 @@ async def typed_rtt(url: str, n: int) -> list[float]:
 
 async def raw_rtt(url: str, n: int, data: bytes) -> list[float]:
     """Round trips of raw bytes answered by raw bytes, on the same subjects."""
-    client = await nats.connect(url)
-    server = await nats.connect(url)
+    client = await nats.connect(url, user=OWNER.user, password=OWNER.password)
+    server = await nats.connect(url, user=OWNER.user, password=OWNER.password)
     got: asyncio.Queue[bytes] = asyncio.Queue()
 
     async def respond(msg: nats.aio.msg.Msg) -> None:
@@ -142,21 +176,29 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=3_000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
-    data = encode(Envelope.new(RUN, "bench/0", Chat(text=TEXT)))
+    data = encode(Envelope.new(RUN, SENDER, Chat(text=TEXT)))
     with tempfile.TemporaryDirectory() as tmp:
-        async with EmbeddedServer(Path(tmp)) as server:
+        conf = Path(tmp) / "server.json"
+        conf.write_text(config())
+        async with EmbeddedServer(Path(tmp) / "nats", config_file=conf) as server:
             url = server.url
-            print(f"nats-server {url}; message size {len(data)} bytes")
-            typed_tp, raw_tp = [], []
-            for _ in range(args.rounds):  # interleave to share any drift fairly
+            print(f"nats-server {url} (authenticated); message size {len(data)} bytes")
+            typed_tp, raw_tp, ratios = [], [], []
+            for _ in range(args.rounds):  # pairs, so drift and load hit both sides alike
                 raw_tp.append(await raw_throughput(url, args.messages, data))
                 typed_tp.append(await typed_throughput(url, args.messages))
-            raw_best, typed_best = max(raw_tp), max(typed_tp)
-            print(f"throughput raw   : {raw_best:>10,.0f} msg/s (best of {args.rounds})")
-            print(f"throughput typed : {typed_best:>10,.0f} msg/s (best of {args.rounds})")
-            print(f"throughput ratio typed/raw: {typed_best / raw_best:.2f}x  (target >= 0.60x)")
+                ratios.append(typed_tp[-1] / raw_tp[-1])
+            for name, values in (("raw", raw_tp), ("typed", typed_tp)):
+                print(
+                    f"throughput {name:<6}: {statistics.median(values):>10,.0f} msg/s median"
+                    f" (spread {min(values):,.0f}-{max(values):,.0f}, {args.rounds} rounds)"
+                )
+            print(
+                f"throughput ratio typed/raw: {statistics.median(ratios):.2f}x median"
+                f" (spread {min(ratios):.2f}-{max(ratios):.2f})  (target >= 0.60x)"
+            )
             raw_t = await raw_rtt(url, args.requests, data)
             typed_t = await typed_rtt(url, args.requests)
             raw_t += await raw_rtt(url, args.requests, data)

@@ -12,7 +12,8 @@ server lets only that identity publish; a person's ``by`` must be their own name
 from __future__ import annotations
 
 from bus.envelope import Envelope, subject_for
-from bus.payloads import Answer, Chat, Control, Rating
+from bus.errors import SubjectError
+from bus.payloads import Answer, Chat, Control, Rating, TaskAssignment
 from bus.subjects import Channel
 
 __all__ = [
@@ -68,17 +69,38 @@ def may_publish(role: str, channel: Channel) -> bool:
 
 def misfit(subject: str, env: Envelope) -> str | None:
     """Why ``env`` may not be taken from ``subject``, or None when it may."""
-    expected = subject_for(env)
+    payload = env.payload
+    role, _, instance = env.sender.partition("/")
+    if role == "human" and isinstance(payload, _SPOKEN) and payload.by != instance:
+        return f"{env.sender!r} may not speak as {payload.by!r}"
+    token = payload.task.role if isinstance(payload, TaskAssignment) else None
+    if isinstance(payload, Chat):
+        token = payload.to
+    key = (subject, env.run_id, env.sender, payload.type, token)
+    verdict = _verdicts.get(key, _UNJUDGED)
+    if verdict is _UNJUDGED:  # the same few keys come again and again: judge each once
+        verdict = _judge(subject, env)
+        if len(_verdicts) < 10_000:
+            _verdicts[key] = verdict
+    return verdict  # type: ignore[return-value]
+
+
+_UNJUDGED = object()
+_verdicts: dict[tuple[str, str, str, str, str | None], object] = {}
+
+
+def _judge(subject: str, env: Envelope) -> str | None:
+    """`misfit` for a subject, run, sender and payload kind not seen yet."""
+    try:
+        expected = subject_for(env)
+    except SubjectError as exc:
+        return str(exc)
     if subject != expected:
         if env.run_id not in subject.split(".", 2)[1:2]:
             return f"an envelope of run {env.run_id!r} on another run's subject"
         return f"a {env.payload.type} belongs on {expected}"
-    payload = env.payload
-    role, _, instance = env.sender.partition("/")
-    if not may_publish(role, payload.CHANNEL):
-        return f"{env.sender!r} may not send a {payload.type}"
-    if role == "human" and isinstance(payload, _SPOKEN) and payload.by != instance:
-        return f"{env.sender!r} may not speak as {payload.by!r}"
+    if not may_publish(env.sender.partition("/")[0], env.payload.CHANNEL):
+        return f"{env.sender!r} may not send a {env.payload.type}"
     return None
 
 

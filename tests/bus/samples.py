@@ -43,7 +43,7 @@ SAMPLES: list[p.Payload] = [
 ]
 
 
-def sender_for(payload: Payload) -> str:
+def sender_for(payload: p.Payload) -> str:
     """A sender that may publish ``payload`` (roles before people, whose ``by`` must match)."""
     from bus.authority import PUBLISHES, may_publish
 

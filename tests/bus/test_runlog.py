@@ -11,7 +11,7 @@ import pytest
 from bus import Bus, Envelope, runlog
 from bus.logfile import LogRecord, read_jsonl, write_jsonl
 
-from .samples import SAMPLES
+from .samples import SAMPLES, sender_for
 
 
 async def test_export_and_read_back_round_trip_exactly(
@@ -19,7 +19,7 @@ async def test_export_and_read_back_round_trip_exactly(
 ) -> None:
     async with Bus(nats_url, name="w") as bus:
         await runlog.ensure_stream(bus)
-        sent = [Envelope.new(run_id, "coder/1", p, parent_id="x") for p in SAMPLES]
+        sent = [Envelope.new(run_id, sender_for(p), p, parent_id="x") for p in SAMPLES]
         for env in sent:
             await bus.publish(env)
         raw = await nats.connect(nats_url)
