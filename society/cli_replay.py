@@ -86,7 +86,7 @@ def replay(
         if not isinstance(where, sources.LiveRun):
             text = f"{log} is a finished run's file; --follow needs a live run id"
             raise fail(text, EXIT_BAD_INPUT)
-        run_async(view.follow(where.url, where.run_id, keep, out, as_json=as_json))
+        run_async(view.follow(where.connect(), where.run_id, keep, out, as_json=as_json))
         return
     changed = load_or_exit(scenario) if scenario is not None else None
     with tempfile.TemporaryDirectory(prefix="society-replay-") as scratch:

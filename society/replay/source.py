@@ -5,12 +5,15 @@ URL given, or the one the running run wrote into ``runs/<id>/server.json``)."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bus import Bus, BusError, logfile, runlog, subjects
+from bus import Bus, BusError, ConnectOptions, logfile, runlog, subjects
 from bus.logfile import LogProblem, LogRecord
+from society.connect import connect_options
+from society.credentials import load_credential
 from society.errors import RunError
 from society.replay.bundle import INPUTS, is_bundle, open_bundle
 
@@ -69,6 +72,13 @@ class LiveRun:
 
     url: str
     run_id: str
+    credential: Path | None = None
+    """The run owner's credential, for a run's own server (None: the URL's login)."""
+
+    def connect(self) -> ConnectOptions:
+        """How to connect: to the URL, as the run's owner when the run folder says how."""
+        base = connect_options(self.url)
+        return base if self.credential is None else load_credential(self.credential).options(base)
 
 
 def locate(spec: str, *, runs_dir: Path, nats_url: str | None = None) -> Path | LiveRun:
@@ -92,7 +102,9 @@ def locate(spec: str, *, runs_dir: Path, nats_url: str | None = None) -> Path | 
             "(give --nats URL to read it from a NATS server)"
         )
         raise RunError(msg)
-    return LiveRun(url, spec)
+    owner = runs_dir / spec / "creds" / "runner-0.json"
+    readable = nats_url is None and os.access(owner, os.R_OK)
+    return LiveRun(url, spec, owner if readable else None)
 
 
 def read_local(
@@ -109,15 +121,16 @@ def read_local(
 
 async def read_live(run: LiveRun, runs_dir: Path) -> LogSource:
     """Every message of a run stored so far on its server."""
-    records = await fetch(run.url, run.run_id)
+    records = await fetch(run.connect(), run.run_id)
     folder = runs_dir / run.run_id
     where = f"run {run.run_id} on {run.url}"
     return LogSource(records, where, folder if folder.is_dir() else None)
 
 
-async def fetch(url: str, run_id: str) -> list[LogRecord]:
-    """Every message of ``run_id`` stored so far on the server at ``url``."""
-    async with Bus(url, name=f"replay-{run_id}") as bus:
+async def fetch(connect: ConnectOptions | str, run_id: str) -> list[LogRecord]:
+    """Every message of ``run_id`` stored so far on the server ``connect`` reaches."""
+    async with Bus(connect, name=f"replay-{run_id}", reports=False) as bus:
+        url = ",".join(bus.options.servers)
         if not await runlog.run_exists(bus, run_id):
             msg = f"run {run_id!r} is not in the run log on {url}"
             raise RunError(msg)

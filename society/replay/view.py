@@ -9,13 +9,15 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
-from bus import Bus, runlog
+from bus import Bus, ConnectOptions, runlog
 from bus.payloads import Final
 from society.replay.compare import Canonical, Divergence
 from society.replay.timeline import Entry, Filter, render, to_json, tree
+from society.terminal_text import safe_block, safe_line
 
 __all__ = ["follow", "show", "show_divergence", "step"]
 
@@ -52,7 +54,8 @@ def show(
 def _detail(entry: Entry) -> Syntax:
     env = entry.envelope
     data: Any = env.model_dump(mode="json") if env is not None else entry.record.raw
-    return Syntax(json.dumps(data, indent=2, ensure_ascii=False), "json", word_wrap=True)
+    body = safe_block(json.dumps(data, indent=2, ensure_ascii=False))
+    return Syntax(body, "json", word_wrap=True)
 
 
 def step(
@@ -79,7 +82,7 @@ def step(
 
 
 async def follow(
-    url: str,
+    connect: ConnectOptions | str,
     run_id: str,
     keep: Filter,
     console: Console,
@@ -91,7 +94,7 @@ async def follow(
     numbers: dict[str, int] = {}
     first_ts: int | None = None
     shown = 0
-    async with Bus(url, name=f"follow-{run_id}") as bus:
+    async with Bus(connect, name=f"follow-{run_id}", reports=False) as bus:
         n = 0
         async for record in runlog.follow_run(bus, run_id):
             n += 1
@@ -120,7 +123,7 @@ def _side(c: Canonical | None) -> Any:
     lines = body.splitlines()
     if len(lines) > 60:
         body = "\n".join([*lines[:60], f"… {len(lines) - 60} more lines"])
-    return Syntax(f"#{c.number} {c.envelope.sender}\n{body}", "json", word_wrap=True)
+    return Syntax(safe_block(f"#{c.number} {c.envelope.sender}\n{body}"), "json", word_wrap=True)
 
 
 def show_divergence(divergence: Divergence | None, console: Console) -> None:
@@ -139,7 +142,8 @@ def show_divergence(divergence: Divergence | None, console: Console) -> None:
         assert new is not None
         where = f"re-run message #{new.number} ({new.envelope.payload.type} from {new.lane[0]})"
         what = "is not in the log"
-    console.print(f"[bold red]differs[/]: first at {where}: {what}", highlight=False)
+    said = escape(safe_line(f"{where}: {what}"))
+    console.print(f"[bold red]differs[/]: first at {said}", highlight=False)
     table = Table(expand=True, show_lines=False)
     table.add_column("recorded", ratio=1, overflow="fold")
     table.add_column("re-run", ratio=1, overflow="fold")

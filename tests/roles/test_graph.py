@@ -22,6 +22,15 @@ def test_valid_plan_passes() -> None:
     assert list(check.tasks) == ["a", "b"]
 
 
+def test_a_plan_with_no_tasks_is_refused_never_done() -> None:
+    check = validate_plan([], roles=ROLES, available={"g"})
+    assert not check.ok
+    assert check.errors == ["the plan has no tasks: give at least one task towards the goal"]
+    # a revision whose tasks were all done before is still a plan (nothing left to do)
+    kept = validate_plan([t("a")], roles=ROLES, available=set(), completed={"a"})
+    assert kept.ok and kept.kept == ["a"] and not kept.tasks
+
+
 def test_cycle_is_named() -> None:
     check = validate_plan(
         [t("a", depends_on=["c"]), t("b", depends_on=["a"]), t("c", depends_on=["b"])],

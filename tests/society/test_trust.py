@@ -222,3 +222,18 @@ def _abort(by: str) -> Any:
     from bus.payloads import Control
 
     return Control(action="abort", reason="mine now", by=by)
+
+
+async def test_attaching_without_a_credential_says_which_is_needed(tmp_path: Path) -> None:
+    from bus import EmbeddedServer
+    from society.credentials import OWNER, RunCredentials
+
+    creds = RunCredentials(tmp_path / "r1", "r1")
+    creds.issue(OWNER)
+    async with EmbeddedServer(tmp_path / "nats", config_file=creds.write_config()) as server:
+        attach = await Proc.start("attach", "r1", "--nats", server.url, "--name", "eve")
+        code = await attach.finish(timeout=60)
+    assert code == 3, attach.transcript
+    assert f"the NATS server at {server.url} needs credentials" in attach.transcript
+    assert "no credentials were given" in attach.transcript and "--creds FILE" in attach.transcript
+    assert "Traceback" not in attach.transcript
