@@ -21,7 +21,7 @@ from pydantic import JsonValue
 from bus import Envelope
 from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
 from roles.errors import TaskFailed
-from roles.execution import CodeRunner, ExecutionResult, to_payload
+from roles.execution import CodeRunner, ExecutionResult, notes_text, to_payload
 from roles.settings import CoderSettings
 from roles.structured import AnswerInvalid, CodeAnswer, code_from
 from roles.worker import WorkerRole
@@ -112,7 +112,7 @@ class Coder(WorkerRole[CoderSettings]):
                 try:
                     outputs = read_outputs(task.outputs, run)
                 except AnswerInvalid as exc:
-                    problem = str(exc)
+                    problem = str(exc) + notes_text(run)
                 else:
                     return TaskResult(
                         task_id=task.id,
@@ -156,15 +156,22 @@ class Coder(WorkerRole[CoderSettings]):
 
     @staticmethod
     def _problem(run: ExecutionResult) -> str:
+        """What went wrong, for the model: the failure, then the sandbox's notes (a full
+        tmpfs, files dropped...), which name causes the program's own output may not."""
         if run.error:
             return f"the sandbox failed: {run.error}"
         if run.timed_out:
-            return "the program was killed at the time limit (make it faster or stop looping)"
-        if run.oom_killed:
-            return "the program was killed for using too much memory"
-        if run.exit_code != 0:
-            return f"the program exited with code {run.exit_code}; stderr:\n{_tail(run.stderr)}"
-        return ""
+            problem = "the program was killed at the time limit (make it faster or stop looping)"
+        elif run.oom_killed:
+            problem = (
+                "the program was killed for using too much memory (files it writes count "
+                "against the memory limit too)"
+            )
+        elif run.exit_code != 0:
+            problem = f"the program exited with code {run.exit_code}; stderr:\n{_tail(run.stderr)}"
+        else:
+            return ""
+        return problem + notes_text(run)
 
     def _feedback(self, problem: str) -> UserMessage:
         return UserMessage(

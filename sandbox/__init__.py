@@ -13,6 +13,7 @@ from sandbox.container import hardening
 from sandbox.daemon import connect
 from sandbox.errors import (
     BuildError,
+    ContainerStopped,
     DockerUnavailable,
     ImageMissing,
     SandboxClosed,
@@ -32,6 +33,7 @@ __all__ = [
     "PROJECT",
     "RUN",
     "BuildError",
+    "ContainerStopped",
     "DockerUnavailable",
     "ExecutionResult",
     "ImageMissing",

@@ -1,12 +1,14 @@
 """One hardened container running the supervisor: create, attach, start, wait ready, destroy.
 
 Every container gets the same hardening (``hardening``): no network, read-only root
-filesystem, size-limited tmpfs for the work dir and /tmp, an unprivileged numeric user, all
+filesystem, tmpfs limited in size and inodes for the work dir, /tmp and /dev/shm (their files
+count against the memory limit, see ``SandboxSettings``), an unprivileged numeric user, all
 capabilities dropped, no-new-privileges, memory with no swap beyond it, a CPU quota, a pids
 limit, nofile/fsize/core ulimits, no logs kept by Docker, no mounts, not privileged, and
 labels naming the project, run and pool. ``auto_remove`` is set too, so a container whose
 host vanished (its supervisor sees stdin close and exits) removes itself, but cleanup never
-relies on it: ``destroy`` removes the container explicitly.
+relies on it: ``destroy`` removes the container explicitly. A container that stops before its
+supervisor answers is asked why (``sandbox.stopped``), so the error names out-of-memory.
 """
 
 from __future__ import annotations
@@ -29,12 +31,25 @@ from sandbox.channel import Channel, open_channel
 from sandbox.errors import SandboxFailure
 from sandbox.protocol import encode
 from sandbox.result import ExecutionResult
-from sandbox.settings import SandboxSettings
+from sandbox.settings import TMPFS_MOUNTS, SandboxSettings
+from sandbox.stopped import stopped_failure
 
 __all__ = ["WORKDIR", "WarmContainer", "destroy", "hardening", "start_warm", "supervisor_source"]
 
-WORKDIR = "/work"
+WORKDIR = TMPFS_MOUNTS[0]
 """The code's working directory: a tmpfs owned by the sandbox user."""
+SUPERVISOR_MODULES = ("supervisor_wire", "supervisor_files", "supervisor")
+"""The supervisor's modules (standard library only), in import order; the last has ``main``."""
+_LOADER = '''\
+"""The sandbox supervisor: its modules under their own names, then its main."""
+import sys, types
+sys.modules["sandbox"] = types.ModuleType("sandbox")
+for name, source in {modules!r}:
+    module = types.ModuleType("sandbox." + name)
+    sys.modules[module.__name__] = module
+    exec(compile(source, "sandbox/" + name + ".py", "exec"), module.__dict__)
+sys.exit(module.main(sys.argv))
+'''
 _HEADER_SLACK = 1 << 20
 _DOCKER_ERRORS = (docker.errors.DockerException, requests.exceptions.RequestException, OSError)
 
@@ -43,20 +58,26 @@ log = structlog.get_logger("sandbox")
 
 @cache
 def supervisor_source() -> str:
-    """The supervisor's source, shipped as package data and passed as ``python3 -c``."""
-    return resources.files("sandbox").joinpath("supervisor.py").read_text(encoding="utf-8")
+    """The program passed as ``python3 -c``: the supervisor's modules (package data) and a
+    loader that runs them in the container, where the ``sandbox`` package is not installed."""
+    package = resources.files("sandbox")
+    modules = [
+        (name, package.joinpath(f"{name}.py").read_text(encoding="utf-8"))
+        for name in SUPERVISOR_MODULES
+    ]
+    return _LOADER.format(modules=modules)
 
 
 def hardening(settings: SandboxSettings) -> dict[str, Any]:
     """Host-config keyword arguments shared by the pool and any cold ``containers.run``."""
-    tmpfs_opts = f"rw,nosuid,nodev,size={settings.workdir_mb}m"
+    limits = f"rw,nosuid,nodev,size={settings.workdir_mb}m,nr_inodes={settings.tmpfs_inodes}"
     fsize = max(settings.max_file_bytes + 1, settings.max_input_bytes)
+    owned = f"uid={settings.uid},gid={settings.gid},mode=0700"
     return {
         "network_mode": "none",
         "read_only": True,
         "tmpfs": {
-            WORKDIR: f"{tmpfs_opts},uid={settings.uid},gid={settings.gid},mode=0700",
-            "/tmp": f"{tmpfs_opts},mode=1777",
+            path: f"{limits},{owned if path == WORKDIR else 'mode=1777'}" for path in TMPFS_MOUNTS
         },
         "cap_drop": ["ALL"],
         "security_opt": ["no-new-privileges"],
@@ -70,8 +91,7 @@ def hardening(settings: SandboxSettings) -> dict[str, Any]:
             Ulimit(name="fsize", soft=fsize, hard=fsize),
             Ulimit(name="core", soft=0, hard=0),
         ],
-        "ipc_mode": "private",
-        "shm_size": f"{settings.workdir_mb}m",
+        "ipc_mode": "private",  # its /dev/shm is the tmpfs above, not Docker's own
         "log_config": LogConfig(type="none"),
     }
 
@@ -87,6 +107,8 @@ def _supervisor_config(settings: SandboxSettings) -> str:
             "max_files": settings.max_files,
             "max_files_bytes": settings.max_files_bytes,
             "max_input": settings.max_input_bytes,
+            "memory_mb": settings.memory_mb,
+            "tmpfs": list(TMPFS_MOUNTS),
         }
     )
 
@@ -124,7 +146,19 @@ class WarmContainer:
         return self.channel.alive
 
     async def run(self, code: str, files: dict[str, bytes], timeout_s: float) -> ExecutionResult:
-        """Send the files and the code; collect the files written and the result."""
+        """Send the files and the code; collect the files written and the result.
+
+        Raises SandboxFailure; ContainerStopped (naming out-of-memory when Docker saw it) when
+        the container stopped before its supervisor answered.
+        """
+        try:
+            return await self._run(code, files, timeout_s)
+        except SandboxFailure as exc:
+            if self.channel.alive:
+                raise
+            raise await stopped_failure(self.api, self.id, self.settings, str(exc)) from exc
+
+    async def _run(self, code: str, files: dict[str, bytes], timeout_s: float) -> ExecutionResult:
         s = self.settings
         messages = [encode({"kind": "file", "name": n, "mode": 0o644}, d) for n, d in files.items()]
         messages.append(encode({"kind": "run", "timeout_s": timeout_s}, code.encode()))
@@ -161,6 +195,7 @@ def _result(head: dict[str, Any], files: dict[str, bytes]) -> ExecutionResult:
         oom_killed=bool(head.get("oom_killed")),
         files=files,
         files_dropped=[str(name) for name in head.get("files_dropped", [])],
+        notes=[str(note) for note in head.get("notes", [])],
     )
 
 

@@ -7,6 +7,7 @@ SandboxError
 ├── SandboxClosed       the Sandbox was used while not open
 ├── SandboxInputError   the caller's code or files are not acceptable (also a ValueError)
 └── SandboxFailure      a container or its supervisor failed (not the code it ran)
+    └── ContainerStopped    the container stopped before its supervisor answered
 
 Only ``SandboxFailure`` can happen inside ``Sandbox.execute``, and there it is turned into an
 ``ExecutionResult`` with ``error`` set; the others reach the caller.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 __all__ = [
     "BuildError",
+    "ContainerStopped",
     "DockerUnavailable",
     "ImageMissing",
     "SandboxClosed",
@@ -78,3 +80,12 @@ class SandboxInputError(SandboxError, ValueError):
 
 class SandboxFailure(SandboxError):
     """A container or its supervisor failed; the code's own failures are results, not this."""
+
+
+class ContainerStopped(SandboxFailure):
+    """The container stopped before its supervisor answered; says why when Docker knows."""
+
+    def __init__(self, message: str, *, oom_killed: bool, exit_code: int | None) -> None:
+        self.oom_killed = oom_killed
+        self.exit_code = exit_code
+        super().__init__(message)

@@ -28,7 +28,11 @@ class ExecutionResult:
     files: dict[str, bytes] = field(default_factory=dict)
     """Files the code wrote or changed in its work dir (relative path -> content)."""
     files_dropped: list[str] = field(default_factory=list)
-    """Files the code wrote that were over a size or count cap, so not returned."""
+    """Files the code wrote that were not returned (over a cap, or a name that is not UTF-8
+    or holds control characters, shown escaped); at most the first 100."""
+    notes: list[str] = field(default_factory=list)
+    """What the sandbox saw that the code may not have said: the memory limit reached, a tmpfs
+    full or out of inodes, files not returned and why. Plain text, one fact each."""
     error: str | None = None
 
     @property
@@ -38,7 +42,9 @@ class ExecutionResult:
 
     @classmethod
     def failure(
-        cls, error: str, wall_s: float = 0.0, *, timed_out: bool = False
+        cls, error: str, wall_s: float = 0.0, *, timed_out: bool = False, oom_killed: bool = False
     ) -> ExecutionResult:
         """A result for an execution the sandbox could not carry out."""
-        return cls(exit_code=None, wall_s=wall_s, timed_out=timed_out, error=error)
+        return cls(
+            exit_code=None, wall_s=wall_s, timed_out=timed_out, oom_killed=oom_killed, error=error
+        )

@@ -26,7 +26,7 @@ import structlog
 from sandbox.cleanup import remove_containers, remove_orphans
 from sandbox.container import WarmContainer, destroy, start_warm
 from sandbox.daemon import connect
-from sandbox.errors import SandboxClosed, SandboxFailure
+from sandbox.errors import ContainerStopped, SandboxClosed, SandboxFailure
 from sandbox.images import ensure_image
 from sandbox.inputs import check_inputs, effective_timeout
 from sandbox.labels import check_label, container_labels
@@ -129,7 +129,8 @@ class Sandbox:
             message = f"the sandbox did not answer within {waited:.1f} s; its container was killed"
             return ExecutionResult.failure(message, waited, timed_out=True)
         except SandboxFailure as exc:
-            return ExecutionResult.failure(str(exc), time.monotonic() - started)
+            oom = isinstance(exc, ContainerStopped) and exc.oom_killed
+            return ExecutionResult.failure(str(exc), time.monotonic() - started, oom_killed=oom)
         finally:
             pool.release(container)
 

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["DEFAULT_IMAGE", "SandboxSettings"]
+__all__ = ["DEFAULT_IMAGE", "INODE_KB", "RESERVE_MB", "TMPFS_MOUNTS", "SandboxSettings"]
 
 DEFAULT_IMAGE = "python:3.12-slim"
+TMPFS_MOUNTS = ("/work", "/tmp", "/dev/shm")
+"""The writable places of a container: tmpfs mounts of ``workdir_mb`` and ``tmpfs_inodes`` each."""
+INODE_KB = 1
+"""Kernel memory one tmpfs inode (file or directory) takes, charged to the container."""
+RESERVE_MB = 32
+"""Memory kept for the supervisor and its python3 when the tmpfs mounts are full."""
 
 
 class SandboxSettings(BaseModel):
@@ -27,7 +33,9 @@ class SandboxSettings(BaseModel):
     pids: int = Field(default=64, ge=8, le=4096)
     """Most processes and threads at once (stops fork bombs)."""
     workdir_mb: int = Field(default=64, ge=1, le=4096)
-    """Size of the tmpfs work directory (and of /tmp)."""
+    """Size of the tmpfs work directory (and of /tmp and /dev/shm); files there are memory."""
+    tmpfs_inodes: int = Field(default=10_000, ge=64, le=1_000_000)
+    """Most files and directories in each of the work dir, /tmp and /dev/shm."""
     max_output_bytes: int = Field(default=1_000_000, ge=1024)
     """Cap on each of stdout and stderr; the rest is cut and flagged."""
     max_file_bytes: int = Field(default=5_000_000, ge=1024)
@@ -62,6 +70,26 @@ class SandboxSettings(BaseModel):
             msg = "user must not be root (uid or gid 0)"
             raise ValueError(msg)
         return value
+
+    @model_validator(mode="after")
+    def _tmpfs_fits_in_memory(self) -> SandboxSettings:
+        """Files in tmpfs are memory of the container: all of them must fit under its limit,
+        with room left for the supervisor, or a full tmpfs kills it and the answer is lost."""
+        mounts = len(TMPFS_MOUNTS)
+        files_mb = mounts * self.workdir_mb
+        inodes_mb = -(-mounts * self.tmpfs_inodes * INODE_KB // 1024)
+        need = files_mb + inodes_mb + RESERVE_MB
+        if need > self.memory_mb:
+            msg = (
+                f"memory_mb={self.memory_mb} is too small for the tmpfs mounts, whose files count "
+                f"against it: {', '.join(TMPFS_MOUNTS)} hold up to {mounts} × "
+                f"workdir_mb={self.workdir_mb} MB of files and {mounts} × "
+                f"tmpfs_inodes={self.tmpfs_inodes:,} inodes (about {inodes_mb} MB), and the "
+                f"supervisor needs {RESERVE_MB} MB besides: {need} MB in all. Raise memory_mb to "
+                f"{need}, or lower workdir_mb or tmpfs_inodes"
+            )
+            raise ValueError(msg)
+        return self
 
     @property
     def uid(self) -> int:

@@ -1,9 +1,10 @@
 """The supervisor: PID 1 of every sandbox container, serving exactly one execution.
 
-This file is shipped as a resource and run inside the container as
-``python3 -I -u -c <this source> <config json>`` (so no host mount is needed); it uses the
-standard library only and must run on the image's python3 (3.9 or newer). The host talks to
-it over the container's attached stdin/stdout with the messages of ``sandbox.protocol``:
+Its modules (this one, ``supervisor_wire`` and ``supervisor_files``) use the standard library
+only and must run on the image's python3 (3.9 or newer); ``sandbox.container`` passes all
+three as one ``python3 -I -u -c <program> <config json>`` (so no host mount is needed). The
+host talks to it over the container's attached stdin/stdout with the messages of
+``sandbox.protocol``:
 
 1. At start it primes a child ``python3`` (interpreter started, limits applied, own session,
    ``oom_score_adj`` 1000) that waits for the code on a pipe, and sends ``ready`` once that
@@ -13,7 +14,9 @@ it over the container's attached stdin/stdout with the messages of ``sandbox.pro
    middle cut past the cap), and kills the child's process group at the timeout.
 4. It kills every other process in the container (``kill(-1)`` from PID 1 spares only
    itself), reaps them, reads the OOM counter, streams the files the code wrote (size-capped)
-   as ``file`` messages and ends with one ``result`` message; then it exits.
+   as ``file`` messages and ends with one ``result`` message; then it exits. The result's
+   ``notes`` say what the code may not have: the memory limit was reached, a tmpfs is full
+   or out of inodes, files were dropped (and why).
 
 When the host goes away (stdin EOF) it kills everything and exits, so the container stops.
 Being PID 1 of its own PID namespace, it cannot be killed by the code (the kernel drops
@@ -30,18 +33,14 @@ import json
 import os
 import select
 import signal
-import stat
-import struct
 import sys
 import time
 from typing import Any
 
-PREFIX = struct.Struct(">II")
-"""Each message: header length, blob length (big-endian u32), JSON header, raw blob."""
+from sandbox.supervisor_files import safe_name, send_outputs, tmpfs_notes, tmpfs_used, write_input
+from sandbox.supervisor_wire import CHUNK, Capture, receive, send, write_all
 
-CHUNK = 1 << 16
-TAIL_SHARE = 4
-"""A capped stream keeps its first 3/4 and last 1/4 (tracebacks are at the end)."""
+__all__ = ["STUB", "Capture", "Child", "execute", "main", "receive", "safe_name", "send", "serve"]
 
 STUB = r"""
 def _run():
@@ -84,89 +83,6 @@ def _run():
 _run()
 """
 """The primed child's program: apply limits, wait for the code, run it as ``__main__``."""
-
-
-# --- messages ---------------------------------------------------------------------------------
-
-
-def send(head: dict[str, Any], blob: bytes = b"", fd: int = 1) -> None:
-    """Write one message (to stdout unless told otherwise)."""
-    raw = json.dumps(head, ensure_ascii=False).encode()
-    write_all(fd, PREFIX.pack(len(raw), len(blob)) + raw)
-    if blob:
-        write_all(fd, blob)
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """Write all of ``data`` to ``fd``."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def read_exactly(fd: int, size: int) -> bytes | None:
-    """Read ``size`` bytes from ``fd``; None on EOF before the end."""
-    parts: list[bytes] = []
-    left = size
-    while left:
-        part = os.read(fd, min(left, 1 << 20))
-        if not part:
-            return None
-        parts.append(part)
-        left -= len(part)
-    return b"".join(parts)
-
-
-def receive(max_blob: int, fd: int = 0) -> tuple[dict[str, Any], bytes] | None:
-    """Read one message (from stdin unless told otherwise); None when the host has gone."""
-    prefix = read_exactly(fd, PREFIX.size)
-    if prefix is None:
-        return None
-    head_len, blob_len = PREFIX.unpack(prefix)
-    if head_len > max_blob + (1 << 20) or blob_len > max_blob:
-        msg = f"message too large ({head_len} + {blob_len} bytes)"
-        raise ValueError(msg)
-    raw = read_exactly(fd, head_len)
-    blob = read_exactly(fd, blob_len)
-    if raw is None or blob is None:
-        return None
-    head: dict[str, Any] = json.loads(raw)
-    return head, blob
-
-
-# --- output capture -----------------------------------------------------------------------------
-
-
-class Capture:
-    """Keeps the head and the tail of a stream within ``cap`` bytes, counting the rest."""
-
-    def __init__(self, cap: int) -> None:
-        self.tail_cap = cap // TAIL_SHARE
-        self.head_cap = cap - self.tail_cap
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def feed(self, data: bytes) -> None:
-        """Take the next chunk of the stream."""
-        self.total += len(data)
-        room = self.head_cap - len(self.head)
-        if room > 0:
-            self.head += data[:room]
-            data = data[room:]
-        if data:
-            self.tail += data
-            if len(self.tail) > self.tail_cap + CHUNK:
-                del self.tail[: len(self.tail) - self.tail_cap]
-
-    def text(self) -> tuple[str, bool]:
-        """The captured text and whether anything was cut."""
-        tail = bytes(self.tail[-self.tail_cap :]) if self.tail_cap else b""
-        cut = self.total - len(self.head) - len(tail)
-        if cut <= 0:
-            return (bytes(self.head) + bytes(self.tail)).decode("utf-8", "replace"), False
-        marker = f"\n[... {cut} bytes cut by the sandbox ...]\n"
-        return self.head.decode("utf-8", "replace") + marker + tail.decode("utf-8", "replace"), True
 
 
 # --- processes ------------------------------------------------------------------------------
@@ -249,67 +165,6 @@ def oom_kills() -> int | None:
         except OSError:
             continue
     return None
-
-
-# --- files ---------------------------------------------------------------------------------------
-
-
-def safe_name(name: str) -> str:
-    """Refuse names that are absolute, empty, or climb out of the work dir."""
-    parts = name.split("/")
-    if not name or "\x00" in name or any(part in ("", ".", "..") for part in parts):
-        msg = f"bad file name {name!r}"
-        raise ValueError(msg)
-    return name
-
-
-def write_input(workdir: str, name: str, mode: int, data: bytes) -> None:
-    """Create one input file in the work dir."""
-    path = os.path.join(workdir, safe_name(name))
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
-    fd = os.open(path, flags, mode & 0o755 or 0o644)
-    try:
-        write_all(fd, data)
-    finally:
-        os.close(fd)
-
-
-def send_outputs(workdir: str, inputs: dict[str, str], config: dict[str, Any]) -> list[str]:
-    """Stream the files the code wrote or changed; return the names dropped over the caps."""
-    dropped: list[str] = []
-    count = total = 0
-    for root, dirs, names in os.walk(workdir):
-        dirs.sort()
-        for base in sorted(names):
-            path = os.path.join(root, base)
-            name = os.path.relpath(path, workdir)
-            try:
-                fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-            except OSError:
-                continue  # a symlink, a fifo we cannot open, or gone
-            try:
-                info = os.fstat(fd)
-                if not stat.S_ISREG(info.st_mode):
-                    continue
-                size = info.st_size
-                over = (
-                    size > config["max_file"]
-                    or total + size > config["max_files_bytes"]
-                    or count >= config["max_files"]
-                )
-                if over:
-                    dropped.append(name)
-                    continue
-                data = read_exactly(fd, size) or b""
-            finally:
-                os.close(fd)
-            if inputs.get(name) == hashlib.sha256(data).hexdigest():
-                continue  # an input file the code left as it was
-            count += 1
-            total += len(data)
-            send({"kind": "file", "name": name, "mode": info.st_mode & 0o777}, data)
-    return dropped
 
 
 # --- one execution ---------------------------------------------------------------------------
@@ -398,9 +253,31 @@ def serve(config: dict[str, Any]) -> int:
             msg = f"unexpected message kind {head['kind']!r}"
             raise ValueError(msg)
     result = execute(child, blob, float(head["timeout_s"]), config)
-    result["files_dropped"] = send_outputs(workdir, inputs, config)
+    notes = [oom_note(config)] if result["oom_killed"] else []
+    notes += tmpfs_notes(config["tmpfs"])
+    try:
+        dropped = send_outputs(workdir, inputs, config)
+    except Exception as exc:  # the answer matters more than the files: report and go on
+        notes.append(f"the sandbox could not collect the files: {type(exc).__name__}: {exc}")
+        result["files_dropped"] = []
+    else:
+        result["files_dropped"] = dropped.names
+        notes += dropped.notes(config)
+    result["notes"] = notes
     send(result)
     return 0
+
+
+def oom_note(config: dict[str, Any]) -> str:
+    """Says the memory limit was reached, and how much of it files in the tmpfs mounts held."""
+    note = (
+        f"the container reached its memory limit of {config['memory_mb']} MB "
+        "(sandbox.memory_mb) and the kernel killed a process of the program"
+    )
+    held = tmpfs_used(config["tmpfs"]) >> 20
+    if held:
+        note += f"; files in {', '.join(config['tmpfs'])} count against it and held {held} MB"
+    return note
 
 
 def harden_self() -> None:

@@ -3,7 +3,9 @@
 A coder writes a task's files under its own run folder; with `society worker` that is
 on the worker's machine. The log carries each sandbox execution's files (up to the size
 cap), so the runner restores the final message's artifacts into its run folder from
-there, checking each against the size and sha256 the coder reported.
+there, checking each against the size and sha256 the coder reported. A path that is not
+``artifacts/<task>/<name>`` with plain parts (no ``..``, no control characters) is skipped:
+the log is data, and its paths must not steer where files land.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from bus.logfile import LogRecord
 from bus.payloads import ExecResult, Final
+from society.terminal_text import safe_line
 
 __all__ = ["restore_artifacts"]
 
@@ -32,7 +35,7 @@ def restore_artifacts(records: Iterable[LogRecord], final: Final, run_dir: Path)
     for artifact in final.artifacts:
         target = run_dir / artifact.path
         parts = Path(artifact.path).parts
-        if target.exists() or len(parts) != 3 or parts[0] != "artifacts":
+        if target.exists() or not _plain(parts) or parts[2] != artifact.name:
             continue
         encoded = files.get((parts[1], artifact.name))
         if encoded is None:
@@ -47,3 +50,12 @@ def restore_artifacts(records: Iterable[LogRecord], final: Final, run_dir: Path)
         target.write_bytes(data)
         written.append(artifact.path)
     return written
+
+
+def _plain(parts: tuple[str, ...]) -> bool:
+    """``("artifacts", task, name)`` with no part that climbs or holds a control character."""
+    return (
+        len(parts) == 3
+        and parts[0] == "artifacts"
+        and all(part not in (".", "..") and safe_line(part) == part for part in parts)
+    )

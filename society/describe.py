@@ -3,7 +3,9 @@ the timeline's one-line summary (``society replay``), the conversation's lines
 (``society attach``) and the live view's event line (``society run``).
 
 It is the one place that renders payloads: a new payload kind is taught here, and the
-`match` ending in `assert_never` makes mypy say so until it is.
+`match` ending in `assert_never` makes mypy say so until it is. Every string it gives is
+one terminal line made safe by `society.terminal_text.safe_line` (payloads carry model and
+program text: escape sequences in it are shown, never obeyed); markup is the printer's job.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from bus.payloads import (
     ToolCall,
     Usage,
 )
+from society.terminal_text import safe_line
 
 __all__ = ["Asked", "Described", "describe"]
 
@@ -80,7 +83,17 @@ def _last_line(text: str) -> str:
 
 
 def describe(p: Payload, env: Envelope | None = None, asked: Asked | None = None) -> Described:
-    """How ``p`` (sent in ``env``; ``asked``: the question it asks or answers) reads."""
+    """How ``p`` (sent in ``env``; ``asked``: the question it asks or answers) reads, each
+    string one line safe for a terminal."""
+    said = _describe(p, env, asked)
+    return Described(
+        safe_line(said.summary),
+        None if said.lines is None else [safe_line(line) for line in said.lines],
+        None if said.event is None else safe_line(said.event),
+    )
+
+
+def _describe(p: Payload, env: Envelope | None, asked: Asked | None) -> Described:
     role = env.role if env is not None else ""
     instance = env.instance if env is not None else ""
     label = f"{asked.label} " if asked is not None else ""

@@ -2,7 +2,9 @@
 
 On a terminal the view redraws a task table with usage and recent events; elsewhere
 (CI, pipes) it prints one line per notable event, so logs stay readable. A quiet view
-only keeps the state (when a person's conversation view owns the terminal).
+only keeps the state (when a person's conversation view owns the terminal). Text from the
+run (answers, notes, names, reasons) is printed through `society.terminal_text`, as rich
+Text, so it can neither drive the terminal nor inject markup.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from rich.text import Text
 
 from bus import Envelope
 from society.progress import RunState
+from society.terminal_text import block, line, safe_line
 
 __all__ = ["LiveView", "render_summary"]
 
@@ -62,11 +65,11 @@ def task_table(state: RunState) -> Table:
     for t in state.tasks.values():
         style = _STYLE.get(t.state, "")
         table.add_row(
-            t.id,
-            t.role,
-            Text(t.state, style=style),
+            line(t.id),
+            line(t.role),
+            line(t.state, style),
             str(t.attempts or ""),
-            t.note or t.description[:80],
+            line(t.note or t.description[:80]),
         )
     return table
 
@@ -103,17 +106,18 @@ class LiveView:
 
     def _render(self) -> Panel:
         s = self.state
-        events = Text("\n".join(s.events[-6:]), style="dim")
-        title = f"run {s.run_id} · plan {s.revision} · {s.messages} messages"
+        events = Text("\n".join(safe_line(e) for e in s.events[-6:]), style="dim")
+        title = line(f"run {s.run_id} · plan {s.revision} · {s.messages} messages")
         return Panel(Group(task_table(s), Text(_budget_line(s, self.budgets)), events), title=title)
 
     def update(self, env: Envelope) -> None:
         """Fold a message in and redraw (or print its event line)."""
-        line = self.state.apply(env)
+        event = self.state.apply(env)
         if self._live is not None:
             self._live.update(self._render())
-        elif line and not self.quiet:
-            self.console.print(f"[dim]{env.sender:>14}[/] {line}", highlight=False, soft_wrap=True)
+        elif event and not self.quiet:
+            shown = Text.assemble(line(f"{env.sender:>14}", "dim"), " ", line(event))
+            self.console.print(shown, highlight=False, soft_wrap=True)
 
 
 def render_summary(
@@ -128,20 +132,19 @@ def render_summary(
     status = final.status if final else "no final message"
     colour = "green" if status == "succeeded" else "red"
     console.print()
-    console.rule(f"[bold {colour}]{status}[/] · run {state.run_id}")
+    console.rule(Text.assemble(line(status, f"bold {colour}"), line(f" · run {state.run_id}")))
     if final and final.reason:
-        console.print(f"[bold]reason:[/] {final.reason}", highlight=False)
+        console.print(_labelled("reason", line(final.reason)), highlight=False)
     if final and final.answer:
-        console.print(Panel(final.answer, title="answer", expand=False))
+        console.print(Panel(block(final.answer), title="answer", expand=False))
     elif final and final.outputs:
         text = json.dumps(final.outputs, indent=1, ensure_ascii=False)
-        console.print(Panel(text, title="results so far", expand=False))
+        console.print(Panel(block(text), title="results so far", expand=False))
     console.print(task_table(state))
     if state.critiques:
         for c in state.critiques:
-            console.print(
-                f"[yellow]critique[/] {c.detector} → {c.verdict}: {c.summary}", highlight=False
-            )
+            said = line(f" {c.detector} → {c.verdict}: {c.summary}")
+            console.print(Text.assemble(("critique", "yellow"), said), highlight=False)
     console.print(f"[bold]spend / budget:[/] {_budget_line(state, limits)}", highlight=False)
     console.print(
         f"[bold]spend:[/] {state.calls} model calls, {state.tokens_in:,} tokens in / "
@@ -151,10 +154,14 @@ def render_summary(
         highlight=False,
     )
     if final and final.artifacts:
-        names = ", ".join(a.path for a in final.artifacts)
-        console.print(f"[bold]artifacts:[/] {names}", highlight=False)
-    console.print(f"[bold]run folder:[/] {run_dir}", highlight=False)
+        names = ", ".join(safe_line(a.path) for a in final.artifacts)
+        console.print(_labelled("artifacts", Text(names)), highlight=False)
+    console.print(_labelled("run folder", line(str(run_dir))), highlight=False)
     if log_path is not None:
-        console.print(
-            f"[bold]message log:[/] {log_path} ({state.messages} messages)", highlight=False
-        )
+        shown = line(f"{log_path} ({state.messages} messages)")
+        console.print(_labelled("message log", shown), highlight=False)
+
+
+def _labelled(label: str, value: Text) -> Text:
+    """``label: value`` with a bold label, the value printed as it is."""
+    return Text.assemble((f"{label}:", "bold"), " ", value)

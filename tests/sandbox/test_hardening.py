@@ -32,8 +32,9 @@ async def test_pool_containers_are_hardened(
         assert ulimits["nofile"] == (s.nofile, s.nofile)
         assert ulimits["fsize"][0] <= max(s.max_file_bytes + 1, s.max_input_bytes)
         assert ulimits["core"] == (0, 0)
-        assert set(host["Tmpfs"]) == {"/work", "/tmp"}
-        assert f"size={s.workdir_mb}m" in host["Tmpfs"]["/work"]
+        assert set(host["Tmpfs"]) == {"/work", "/tmp", "/dev/shm"}  # /dev/shm: ours, not Docker's
+        for options in host["Tmpfs"].values():
+            assert f"size={s.workdir_mb}m,nr_inodes={s.tmpfs_inodes}" in options
         assert not host["Binds"] and not info["Mounts"]
         assert not host["Devices"]
         assert host["LogConfig"]["Type"] == "none"
@@ -51,6 +52,7 @@ async def test_limits_hold_inside(sandbox: Sandbox) -> None:
         "print(open('/proc/self/oom_score_adj').read().strip())\n"
         "print(open('/proc/self/status').read().split('CapEff:')[1].split()[0])\n"
         "print(open('/proc/self/status').read().split('NoNewPrivs:')[1].split()[0])\n"
+        "print(*(os.statvfs(p).f_files for p in ('/work', '/tmp', '/dev/shm')))\n"
     )
     result = await sandbox.execute(code)
     s = sandbox.settings
@@ -60,4 +62,5 @@ async def test_limits_hold_inside(sandbox: Sandbox) -> None:
         "1000",
         "0" * 16,
         "1",
+        *[str(s.tmpfs_inodes)] * 3,
     ]

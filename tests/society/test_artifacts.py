@@ -1,0 +1,52 @@
+"""Restoring artifacts from a log: the log's paths cannot steer files out of their folder."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from bus import Envelope
+from bus.logfile import LogRecord
+from bus.payloads import Artifact, ExecResult, Final
+from society.artifacts import restore_artifacts
+
+pytestmark = pytest.mark.timeout(30)
+
+DATA = b"content"
+
+
+def artifact(task: str, name: str) -> Artifact:
+    digest = hashlib.sha256(DATA).hexdigest()
+    return Artifact(name=name, path=f"artifacts/{task}/{name}", size=len(DATA), sha256=digest)
+
+
+def test_only_plain_artifact_paths_are_restored(tmp_path: Path) -> None:
+    tasks = {"t1": "kept.txt", "..": "climbs.txt", "t2": "esc\x1b[2J.txt", "t3": "new\nline"}
+    records = [
+        LogRecord(
+            seq=i,
+            subject="society.r1.exec",
+            envelope=Envelope.new(
+                "r1",
+                "coder/1",
+                ExecResult(
+                    exit_code=0,
+                    stdout="",
+                    stderr="",
+                    wall_s=0.1,
+                    files={name: base64.b64encode(DATA).decode()},
+                ),
+                task_id=task,
+            ),
+        )
+        for i, (task, name) in enumerate(tasks.items(), start=1)
+    ]
+    final = Final(status="succeeded", artifacts=[artifact(t, n) for t, n in tasks.items()])
+    run_dir = tmp_path / "run"
+    assert restore_artifacts(records, final, run_dir) == ["artifacts/t1/kept.txt"]
+    assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == [
+        "run/artifacts/t1/kept.txt"
+    ]
