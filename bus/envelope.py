@@ -213,4 +213,13 @@ def subject_of(run_id: str, payload: Payload, sender: str) -> str:
         role = payload.to
     elif channel in _SIGNED:
         role = signature(sender)
-    return subjects.subject(run_id, channel, role)
+    key = (run_id, channel, role)
+    found = _subjects.get(key)
+    if found is None:  # built (and its tokens checked) once per run, channel and role
+        found = subjects.subject(run_id, channel, role)
+        if len(_subjects) < 4096:
+            _subjects[key] = found
+    return found
+
+
+_subjects: dict[tuple[str, subjects.Channel, str | None], str] = {}
