@@ -9,12 +9,15 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
 from bus import Bus, ConnectOptions
 from bus.payloads import Final
 from society.human.lines import read_lines
 from society.human.locate import connect_to_run, locate_run
 from society.human.session import HumanSession, cancel_all, person_name
+from society.terminal_text import safe_line
 
 __all__ = ["attach", "human_in_run"]
 
@@ -36,7 +39,8 @@ async def attach(
     if address.credential is not None:  # the server knows us by our credential
         person = address.credential.sender.partition("/")[2]
     if address.fresh:
-        console.print(f"[dim]issued a credential for {person} in {address.server_file}'s creds/[/]")
+        where = escape(safe_line(f"{person} in {address.server_file}"))
+        console.print(f"[dim]issued a credential for {where}'s creds/[/]")
     bus = await connect_to_run(address, f"{run_id}-human-{person}", connect_timeout_s)
     try:
         console.print(f"[bold]run {run_id}[/] at {address.url}: the conversation so far")
@@ -61,5 +65,5 @@ async def human_in_run(
             await cancel_all([task])
             outcome = None if task.cancelled() else task.exception()
             if isinstance(outcome, Exception):
-                console.print(f"[red]the human session failed:[/] {outcome}", highlight=False)
+                console.print(Text(safe_line(f"the human session failed: {outcome}"), style="red"))
             await session.leave()

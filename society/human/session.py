@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Collection
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.text import Text
 
 from bus import Bus, BusError, subjects
@@ -40,6 +41,7 @@ from society.human.commands import (
 )
 from society.human.state import AskedQuestion, Conversation
 from society.human.transcript import describe, render
+from society.terminal_text import safe_line
 
 __all__ = ["HumanSession", "cancel_all", "person_name"]
 
@@ -136,14 +138,15 @@ class HumanSession:
     def _show(self, record: LogRecord) -> None:
         env = record.envelope
         if env is None:
-            what = f"unreadable message on {record.subject}: {record.error}"
+            what = safe_line(f"refused message on {record.subject}: {record.error}")
             self.console.print(Text(what, style="red"), soft_wrap=True)
             return
         asked = self.conv.apply(env)
         if env.payload.type == "answer" and asked is not None and asked.answer is not env.payload:
             lines = describe(env, asked)
             if lines:
-                lines[0] += "  (ignored: already settled)"
+                why = "already settled" if asked.answer is not None else "not theirs to decide"
+                lines[0] += f"  (ignored: {why})"
         else:
             lines = describe(env, asked)
         if lines:
@@ -162,8 +165,11 @@ class HumanSession:
             first = q.question.text.splitlines()[0] if q.question.text else ""
             line = Text(f"waiting: {q.label}", style="bold")
             line.append(
-                f" {q.question.kind.replace('_', ' ')} from {q.asker} ({left}s left, then "
-                f"{q.question.default!r}): {first}\n  → {q.how_to_answer()}"
+                safe_line(
+                    f" {q.question.kind.replace('_', ' ')} from {q.asker} ({left}s left, then "
+                    f"{q.question.default!r}): {first}"
+                )
+                + f"\n  → {safe_line(q.how_to_answer())}"
             )
             self.console.print(line, soft_wrap=True)
 
@@ -202,7 +208,7 @@ class HumanSession:
                 if command is not None and not await self.execute(command):
                     return
             except CommandError as exc:
-                self.console.print(Text(f"? {exc}", style="red"), soft_wrap=True)
+                self.console.print(Text(safe_line(f"? {exc}"), style="red"), soft_wrap=True)
         self.console.print("[dim]end of input: leaving the run (it goes on)[/]")
 
     async def execute(self, command: Command) -> bool:
@@ -217,7 +223,7 @@ class HumanSession:
                 self._print_pending()
             case Simple():
                 people = ", ".join(self.conv.attached()) or "nobody"
-                self.console.print(f"attached: {people}", highlight=False)
+                self.console.print(Text(safe_line(f"attached: {people}")), highlight=False)
             case Approve(target=target):
                 await self._answer(self.conv.find(target, {"plan_approval"}), "approve", True)
             case Reject(target=target, reason=reason):
@@ -262,7 +268,7 @@ class HumanSession:
     async def _answer(self, asked: AskedQuestion, text: str, approved: bool | None) -> None:
         if asked.answer is not None:
             settled = asked.answer
-            how = "the default" if settled.by == "default" else settled.by
+            how = "the default" if settled.by == "default" else escape(safe_line(settled.by))
             self.console.print(
                 f"[yellow]notice:[/] {asked.label} was already settled by {how}; yours is not sent",
                 highlight=False,

@@ -16,6 +16,7 @@ from bus.payloads import Final, Question
 from society.colours import role_style
 from society.describe import describe as describe_payload
 from society.human.state import AskedQuestion
+from society.terminal_text import safe_line
 
 __all__ = ["describe", "render"]
 
@@ -34,7 +35,7 @@ def render(env: Envelope, lines: list[str]) -> Text:
         if i:
             text.append("\n")
         text.append(f"{stamp} ", style="dim")
-        text.append(f"{env.sender:<14}", style=style)
+        text.append(f"{safe_line(env.sender):<14}", style=style)
         line_style = style if env.role == "human" or isinstance(env.payload, Question) else ""
         if isinstance(env.payload, Question | Final):
             line_style = "bold " + (line_style or style)
