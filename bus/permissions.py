@@ -29,7 +29,7 @@ from typing import Any
 from bus import subjects
 from bus.authority import EVERYONE, PUBLISHES
 from bus.envelope import signature
-from bus.runlog import STREAM_NAME
+from bus.runlog import STREAM_NAME, WORK_QUEUES, queue_stream
 from bus.subjects import Channel
 
 __all__ = [
@@ -60,13 +60,13 @@ _LISTENS: dict[str, tuple[Channel, ...] | None] = {
     "coder": _WORKING,
 }
 
-QUEUES: dict[str, tuple[str, Channel, str | None]] = {
-    "manager": ("manager", Channel.PLAN, None),
-    "planner": ("plan-request", Channel.PLAN_REQUEST, None),
-    "researcher": ("task-researcher", Channel.TASK, "researcher"),
-    "coder": ("task-coder", Channel.TASK, "coder"),
+QUEUES: dict[str, str] = {
+    "manager": "manager",
+    "planner": "plan-request",
+    "researcher": "task-researcher",
+    "coder": "task-coder",
 }
-"""Each role's work queue: its name in a run, and (for role users) the subject it filters."""
+"""Each role's work queue (`bus.runlog.WORK_QUEUES`)."""
 
 ROLES: tuple[str, ...] = tuple(r for r in PUBLISHES if r != "runner")
 """Every role that has a user."""
@@ -110,75 +110,57 @@ def role_permissions(role: str) -> dict[str, Any]:
     """The publish/subscribe allow lists of ``role``'s user (any run: a shared server)."""
     publish = _publishes(role, "*", None)
     subscribe = [*_subscribes(role, "*"), f"{inbox_prefix(role)}.>"]
-    stream = STREAM_NAME
     if role == "manager":
-        publish += [f"{subjects.JS_API}.>", subjects.js_ack(stream)]
-    else:
-        # Find runs to join (workers started after the goal) and read their goal.
-        publish += [subjects.js_stream_info(stream), subjects.js_msg_get(stream)]
-        queue = QUEUES.get(role)
-        if queue is not None:
-            _, channel, token = queue
-            filter_subject = subjects.any_run(channel, token)
-            publish += [
-                subjects.js_consumer_create(stream, filter_subject),
-                subjects.js_consumer_info(stream),
-                subjects.js_consumer_next(stream),
-                subjects.js_ack(stream),
-            ]
-        if role == "human":  # reads the log live (attach)
-            publish += [*_log_reading(stream, subjects.ALL_RUNS), _js_consumer("DELETE", "*")]
+        acks = subjects.js_ack(queue_stream("manager"))
+        return _allow([*publish, f"{subjects.JS_API}.>", acks], subscribe)
+    # Find runs to join (workers started after the goal) and read their goal.
+    publish += [subjects.js_stream_info(STREAM_NAME), subjects.js_msg_get(STREAM_NAME)]
+    queue = QUEUES.get(role)
+    if queue is not None:  # its queue's stream holds only its work: any consumer of it
+        stream = queue_stream(queue)
+        publish += [
+            subjects.js_consumer_create(stream, WORK_QUEUES[queue][0]),
+            subjects.js_consumer_info(stream),
+            subjects.js_consumer_next(stream),
+            subjects.js_ack(stream),
+        ]
+    if role == "human":  # reads the log (attach): ephemeral, ordered consumers only
+        publish += _log_reading()
     return _allow(publish, subscribe)
 
 
 def identity_permissions(run_id: str, role: str, sender: str) -> dict[str, Any]:
-    """The allow (and deny) lists of one identity of one run: a role instance or a person.
+    """The allow lists of one identity of one run: a role instance or a person.
 
     It publishes only its role's channels of this run (answers and control signed with its
-    own name), hears only what its role needs, and touches no work queue but its own role's:
-    the consumer names of a run are known, so pulls and acks are allowed by exact name.
+    own name), hears only what its role needs, and touches no work queue but its own
+    role's, by exact consumer name (a run's consumer names are known in advance).
     """
     subjects.check_token(run_id, "run id")
     identity = signature(sender)
     publish = _publishes(role, run_id, sender)
     subscribe = [*_subscribes(role, run_id), f"{inbox_prefix(identity)}.>"]
-    stream = STREAM_NAME
-    publish += [subjects.js_stream_info(stream), subjects.js_msg_get(stream)]
+    publish += [subjects.js_stream_info(STREAM_NAME), subjects.js_msg_get(STREAM_NAME)]
     queue = QUEUES.get(role)
     if queue is not None:
-        name = subjects.consumer_name(run_id, queue[0])
+        stream, name = queue_stream(queue), subjects.consumer_name(run_id, queue)
+        create = f"{subjects.JS_API}.CONSUMER.CREATE.{stream}.{name}"
         publish += [
-            _js_consumer("CREATE", name),
-            _js_consumer("CREATE", name) + ".>",
-            _js_consumer("INFO", name),
-            _js_consumer("MSG.NEXT", name),
+            create,
+            f"{create}.>",
+            f"{subjects.JS_API}.CONSUMER.INFO.{stream}.{name}",
+            f"{subjects.JS_API}.CONSUMER.MSG.NEXT.{stream}.{name}",
             f"{subjects.JS_ACK}.{stream}.{name}.>",
         ]
-    deny: list[str] = []
-    if role == "human":  # follows the run's log (its own ephemeral consumers)
-        publish += [
-            *_log_reading(stream, subjects.run_wildcard(run_id)),
-            _js_consumer("DELETE", "*"),
-        ]
-        for other, *_ in QUEUES.values():  # but never a work queue's consumer
-            name = subjects.consumer_name(run_id, other)
-            deny += [_js_consumer(op, name) for op in ("CREATE", "DELETE", "MSG.NEXT")]
-            deny += [_js_consumer("CREATE", name) + ".>", f"{subjects.JS_ACK}.{stream}.{name}.>"]
-    return _allow(publish, subscribe, deny)
+    if role == "human":
+        publish += _log_reading()
+    return _allow(publish, subscribe)
 
 
-def _js_consumer(operation: str, name: str) -> str:
-    return f"{subjects.JS_API}.CONSUMER.{operation}.{STREAM_NAME}.{name}"
-
-
-def _log_reading(stream: str, filter_subject: str) -> list[str]:
-    return [
-        f"{subjects.JS_API}.CONSUMER.CREATE.{stream}",
-        subjects.js_consumer_create(stream, filter_subject),
-        subjects.js_consumer_info(stream),
-        subjects.js_consumer_next(stream),
-        subjects.js_ack(stream),
-    ]
+def _log_reading() -> list[str]:
+    """Reading the run log with ephemeral ordered consumers (no pulls, no acks): creating
+    one (unnamed), and asking the stream what it holds."""
+    return [f"{subjects.JS_API}.CONSUMER.CREATE.{STREAM_NAME}"]
 
 
 def _allow(

@@ -24,28 +24,54 @@ from bus.connection import Bus
 from bus.envelope import Envelope, decode
 from bus.errors import RunLogError
 from bus.logfile import LogRecord, record_from_raw, write_jsonl
+from bus.subjects import Channel
 
 __all__ = [
     "STREAM_NAME",
+    "WORK_QUEUES",
     "active_runs",
     "ensure_stream",
     "export_jsonl",
     "fetch_run",
     "follow_run",
+    "queue_stream",
     "run_exists",
 ]
 
 STREAM_NAME = "SOCIETY"
 
+WORK_QUEUES: dict[str, tuple[str, ...]] = {
+    "manager": (
+        subjects.any_run(Channel.PLAN),
+        subjects.any_run(Channel.RESULT),
+        subjects.any_run(Channel.CRITIQUE),
+    ),
+    "plan-request": (subjects.any_run(Channel.PLAN_REQUEST),),
+    "task-researcher": (subjects.any_run(Channel.TASK, "researcher"),),
+    "task-coder": (subjects.any_run(Channel.TASK, "coder"),),
+}
+"""The roles' work queues, each on a stream of its own fed from the run log by JetStream's
+sourcing (one source per queue, so its messages keep the log's order), and kept only
+until a worker acks. Pulls, acks and consumer changes name the stream, so a role's
+credentials reach its own queue and nothing else; and the log itself holds no work
+queue, so those who may read it through consumers of their own cannot touch one."""
 
-async def ensure_stream(bus: Bus, *, replicas: int = 1, timeout: float = 30.0) -> None:
-    """Create the run-log stream if it does not exist (idempotent).
 
-    A JetStream cluster that has just started answers nothing (or 503) until it has
-    elected a meta leader, so this retries with short requests for up to ``timeout``.
-    """
-    js = bus.nc.jetstream(timeout=2.0)
-    config = api.StreamConfig(
+def queue_stream(queue: str) -> str:
+    """The stream a work queue's consumers live on (the log, for a queue not listed)."""
+    return f"{STREAM_NAME}-{queue}" if queue in WORK_QUEUES else STREAM_NAME
+
+
+def _same_subject(pattern: str) -> api.SubjectTransform:
+    """A transform that keeps the subject as it is (sourcing several filters at once)."""
+    tokens = pattern.split(".")
+    wildcards = iter(range(1, len(tokens) + 1))
+    dest = ".".join(f"{{{{wildcard({next(wildcards)})}}}}" if t == "*" else t for t in tokens)
+    return api.SubjectTransform(src=pattern, dest=dest)
+
+
+def _stream_configs(replicas: int) -> list[api.StreamConfig]:
+    log_stream = api.StreamConfig(
         name=STREAM_NAME,
         subjects=[subjects.ALL_RUNS],
         storage=api.StorageType.FILE,
@@ -53,7 +79,37 @@ async def ensure_stream(bus: Bus, *, replicas: int = 1, timeout: float = 30.0) -
         num_replicas=replicas,
         allow_direct=True,
     )
+    queues = [
+        api.StreamConfig(
+            name=queue_stream(queue),
+            sources=[
+                api.StreamSource(
+                    name=STREAM_NAME, subject_transforms=[_same_subject(f) for f in filters]
+                )
+            ],
+            storage=api.StorageType.FILE,
+            retention=api.RetentionPolicy.WORK_QUEUE,
+            num_replicas=replicas,
+        )
+        for queue, filters in WORK_QUEUES.items()
+    ]
+    return [log_stream, *queues]
+
+
+async def ensure_stream(bus: Bus, *, replicas: int = 1, timeout: float = 30.0) -> None:
+    """Create the run-log stream and the work queues' streams if they do not exist
+    (idempotent).
+
+    A JetStream cluster that has just started answers nothing (or 503) until it has
+    elected a meta leader, so this retries with short requests for up to ``timeout``.
+    """
     deadline = time.monotonic() + timeout
+    for config in _stream_configs(replicas):
+        await _add_stream(bus, config, deadline, timeout)
+
+
+async def _add_stream(bus: Bus, config: api.StreamConfig, deadline: float, timeout: float) -> None:
+    js = bus.nc.jetstream(timeout=2.0)
     while True:
         try:
             await js.add_stream(config)
@@ -62,7 +118,7 @@ async def ensure_stream(bus: Bus, *, replicas: int = 1, timeout: float = 30.0) -
             # Already there with another config (e.g. other replicas): keep it as is.
             if exc.err_code == 10058:  # stream name already in use
                 return
-            msg = f"cannot create the run-log stream: {exc}"
+            msg = f"cannot create the stream {config.name}: {exc}"
             raise RunLogError(msg) from exc
         except (
             TimeoutError,
@@ -70,11 +126,14 @@ async def ensure_stream(bus: Bus, *, replicas: int = 1, timeout: float = 30.0) -
             nats.js.errors.ServiceUnavailableError,
         ):
             if time.monotonic() >= deadline:
-                msg = f"cannot create the run-log stream: JetStream did not answer within {timeout:g}s (is it enabled?)"
+                msg = (
+                    f"cannot create the stream {config.name}: JetStream did not answer within "
+                    f"{timeout:g}s (is it enabled?)"
+                )
                 raise RunLogError(msg) from None
             await asyncio.sleep(0.1)
         except nats.errors.Error as exc:
-            msg = f"cannot create the run-log stream (is JetStream enabled?): {exc}"
+            msg = f"cannot create the stream {config.name} (is JetStream enabled?): {exc}"
             raise RunLogError(msg) from exc
 
 
@@ -146,26 +205,34 @@ async def run_exists(bus: Bus, run_id: str) -> bool:
     return bool(info.state.subjects)
 
 
-async def fetch_run(bus: Bus, run_id: str, *, batch: int = 1000) -> list[LogRecord]:
-    """Read every message of a run stored so far, in stream order."""
+async def fetch_run(bus: Bus, run_id: str) -> list[LogRecord]:
+    """Read every message of a run stored so far, in stream order.
+
+    An ordered consumer (pushed, unacknowledged, ephemeral) reads it, so reading the log
+    needs no pulls or acks: credentials that may read the log cannot touch a work queue.
+    """
     js = bus.nc.jetstream()
+    pattern = subjects.run_wildcard(run_id)
+    records: list[LogRecord] = []
     try:
-        psub = await js.pull_subscribe(
-            subjects.run_wildcard(run_id),
-            stream=STREAM_NAME,
-            config=api.ConsumerConfig(
-                ack_policy=api.AckPolicy.NONE,
-                deliver_policy=api.DeliverPolicy.ALL,
-                inactive_threshold=30.0,
-            ),
-        )
-        pending = (await psub.consumer_info()).num_pending or 0
-        records: list[LogRecord] = []
-        while len(records) < pending:
-            want = min(batch, pending - len(records))
-            for msg in await psub.fetch(want, timeout=10):
+        info = await js.stream_info(STREAM_NAME, subjects_filter=pattern)
+        stored = sum((info.state.subjects or {}).values())
+        if stored == 0:
+            return records
+        complete = asyncio.Event()
+
+        async def on_msg(msg: Msg) -> None:
+            if len(records) < stored:
                 records.append(record_from_raw(msg.metadata.sequence.stream, msg.subject, msg.data))
-        await psub.unsubscribe()
+            if len(records) >= stored:
+                complete.set()
+
+        sub = await js.subscribe(pattern, stream=STREAM_NAME, cb=on_msg, ordered_consumer=True)
+        try:
+            await asyncio.wait_for(complete.wait(), timeout=max(10.0, stored / 1000))
+        finally:
+            with contextlib.suppress(nats.errors.Error):
+                await sub.unsubscribe()
     except (TimeoutError, nats.errors.Error) as exc:
         msg_0 = f"cannot read run {run_id!r} from the log: {exc}"
         raise RunLogError(msg_0) from exc

@@ -1,12 +1,12 @@
-"""Work queues: a durable JetStream pull consumer on the run log per (run, channel, role).
+"""Work queues: a durable JetStream pull consumer per (run, queue).
 
-Why a consumer on the ``SOCIETY`` stream rather than a second, work-queue-retention
-stream: the run log already stores every task assignment exactly once (on
-``society.<run>.task.<role>``). JetStream refuses two streams over overlapping subjects,
-and a separate delivery subject would store each assignment twice. A durable consumer
-filtered on the task subject, with explicit acks, is a work queue: every worker of the
-role pulls from the same cursor, a message is out with one worker at a time, and the
-stream keeps it for the log (a redelivery adds nothing to the stream).
+The worker roles' queues (plan requests, each role's tasks) live on streams of their own
+(``SOCIETY-task-coder``…, `bus.runlog.WORK_QUEUES`), fed from the run log by JetStream's
+sourcing and kept only until a worker acks: a role's credentials then reach its own
+queue's consumers and no other's, since JetStream's pull and ack subjects name the
+stream. The manager's inbox stays a consumer on the log itself, in the log's order. A
+durable consumer filtered on a run's subject, with explicit acks, is a work queue: every
+worker of the role pulls from the same cursor, a message is out with one worker at a time.
 
 The delivery contract:
 
@@ -44,7 +44,7 @@ from bus.connection import Bus, short_error
 from bus.envelope import Envelope, decode
 from bus.errors import BusError, BusPermissionError, RunLogError
 from bus.payloads import DeadLetter
-from bus.runlog import STREAM_NAME
+from bus.runlog import STREAM_NAME, WORK_QUEUES, queue_stream
 from bus.subjects import Channel
 
 __all__ = [
@@ -200,7 +200,7 @@ async def ensure_queue(bus: Bus, run_id: str, spec: QueueSpec, settings: Deliver
     name = subjects.consumer_name(run_id, spec.name)
     try:
         await bus.js.add_consumer(
-            STREAM_NAME, _consumer_config(name, spec.filters(run_id), settings)
+            queue_stream(spec.name), _consumer_config(name, spec.filters(run_id), settings)
         )
     except nats.js.errors.BadRequestError as exc:
         # Exists with settings that cannot change in place: use it as it is.
@@ -214,22 +214,31 @@ async def ensure_queue(bus: Bus, run_id: str, spec: QueueSpec, settings: Deliver
 async def delete_run_queues(bus: Bus, run_id: str) -> int:
     """Remove every work queue of ``run_id`` (when the run is over); returns how many."""
     jsm = bus.js
-    names: list[str] = []
+    removed = 0
     try:
-        offset = 0
-        while True:
-            page = await jsm.consumers_info(STREAM_NAME, offset=offset)
-            names += [c.name for c in page if subjects.run_of_consumer(c.name) == run_id]
-            if len(page) < 256:
-                break
-            offset += len(page)
-        for name in names:
-            with contextlib.suppress(nats.js.errors.NotFoundError):
-                await jsm.delete_consumer(STREAM_NAME, name)
+        for stream in (STREAM_NAME, *map(queue_stream, WORK_QUEUES)):
+            names: list[str] = []
+            offset = 0
+            while True:
+                try:
+                    page = await jsm.consumers_info(stream, offset=offset)
+                except nats.js.errors.NotFoundError:
+                    break  # a queue stream of an older server
+                names += [c.name for c in page if subjects.run_of_consumer(c.name) == run_id]
+                if len(page) < 256:
+                    break
+                offset += len(page)
+            for name in names:
+                with contextlib.suppress(nats.js.errors.NotFoundError):
+                    await jsm.delete_consumer(stream, name)
+            removed += len(names)
+            if stream != STREAM_NAME:  # what no worker took (cancelled, never pulled)
+                with contextlib.suppress(nats.js.errors.NotFoundError):
+                    await jsm.purge_stream(stream, subject=subjects.run_wildcard(run_id))
     except (TimeoutError, nats.errors.Error) as exc:
         msg = f"cannot remove the work queues of run {run_id!r}: {exc}"
         raise RunLogError(msg) from exc
-    return len(names)
+    return removed
 
 
 class WorkQueue:
@@ -257,7 +266,9 @@ class WorkQueue:
         """Make sure the consumer exists, bind to it, and start pulling."""
         await ensure_queue(self.bus, self.run_id, self.spec, self.settings)
         try:
-            self._psub = await self.bus.js.pull_subscribe_bind(self.name, stream=STREAM_NAME)
+            self._psub = await self.bus.js.pull_subscribe_bind(
+                self.name, stream=queue_stream(self.spec.name)
+            )
         except nats.errors.Error as exc:
             msg = f"cannot bind to the work queue {self.name}: {exc}"
             raise BusError(msg) from exc
@@ -333,7 +344,7 @@ class WorkQueue:
 
     async def _gone(self) -> bool:
         try:
-            await self.bus.js.consumer_info(STREAM_NAME, self.name)
+            await self.bus.js.consumer_info(queue_stream(self.spec.name), self.name)
         except nats.js.errors.NotFoundError:
             return True
         except (TimeoutError, nats.errors.Error):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
+from collections.abc import Callable
 
 from nats.aio.msg import Msg
 
@@ -38,3 +39,12 @@ async def until_live(pub: Bus, *subs: Bus, tries: int = 200) -> None:
                 raise TimeoutError(f"{sub.sender}'s subscriptions never became live")
         finally:
             await probe.unsubscribe()
+
+
+async def refused(bus: Bus, check: Callable[[str], bool], timeout: float = 30.0) -> None:
+    """Until the server has refused ``bus`` a subject that ``check`` accepts (lowercased).
+    nats-py reports refusals only to its error callback, so this polls the bus's record."""
+    async with asyncio.timeout(timeout):
+        while not any(check(subject) for _, subject in bus.refusals):
+            await bus.flush()
+            await asyncio.sleep(0.05)

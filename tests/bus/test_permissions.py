@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import nats.errors
 import pytest
 
 from bus import Bus, BusConnectError, BusPermissionError, ConnectOptions, EmbeddedServer, runlog
@@ -16,6 +18,7 @@ from bus.payloads import Plan, TaskResult
 from bus.permissions import ROLES, Tls, inbox_prefix, role_permissions, server_config
 from bus.subjects import Channel, matches
 from bus.workqueue import DeliverySettings, QueueSpec, ensure_queue
+from tests.bus.live import refused
 
 RUN = "r1"
 
@@ -58,9 +61,17 @@ def test_roles_hear_only_what_they_need_and_their_own_inbox() -> None:
     assert allowed("coder", "subscribe", f"{inbox_prefix('coder')}.abc")
     assert not allowed("coder", "subscribe", f"{inbox_prefix('planner')}.abc")
     assert allowed("critic", "subscribe", "society.r1.usage")
-    create = "$JS.API.CONSUMER.CREATE.SOCIETY.r1--task-coder.society.r1.task.coder"
+    create = "$JS.API.CONSUMER.CREATE.SOCIETY-task-coder.r1--task-coder.society.r1.task.coder"
     assert allowed("coder", "publish", create)
     assert not allowed("coder", "publish", create.replace("coder", "planner"))
+    # pulls and acks name the stream: the coder's queue stream holds only coder tasks
+    assert allowed(
+        "coder", "publish", "$JS.API.CONSUMER.MSG.NEXT.SOCIETY-task-coder.r1--task-coder"
+    )
+    for other in ("SOCIETY.r1--manager", "SOCIETY-plan-request.r1--plan-request"):
+        assert not allowed("coder", "publish", f"$JS.API.CONSUMER.MSG.NEXT.{other}")
+        assert not allowed("coder", "publish", f"$JS.ACK.{other}.1.2.3.4.5")
+        assert not allowed("human", "publish", f"$JS.API.CONSUMER.MSG.NEXT.{other}")
 
 
 def test_the_config_is_json_with_one_user_per_role_and_optional_tls() -> None:
@@ -116,12 +127,57 @@ async def test_the_server_enforces_the_roles(
             await ensure_queue(coder, RUN, planner_queue, settings)
         assert (
             "publishing to",
-            "$js.api.consumer.create.society.r1--plan-request.society.r1.plan.request",
+            "$js.api.consumer.create.society-plan-request.r1--plan-request.society.r1.plan.request",
         ) in coder.refusals
+        # the manager's inbox (a consumer on the log): the coder may not pull from it
+        manager_queue = await ensure_queue(
+            manager_bus := await _open(server, passwords, "manager"),
+            RUN,
+            QueueSpec("manager", (Channel.PLAN, Channel.RESULT, Channel.CRITIQUE), ordered=True),
+            settings,
+        )
+        await manager_bus.close()
+        pull = await coder.js.pull_subscribe_bind(manager_queue, stream=runlog.STREAM_NAME)
+        with pytest.raises(nats.errors.Error):
+            await pull.fetch(1, timeout=2)
+        denied = f"$js.api.consumer.msg.next.society.{manager_queue.lower()}"
+        await refused(coder, lambda subject: subject == denied)
     wrong = f"nats://coder:nope@{server.host}:{server.port}"
     with pytest.raises(BusConnectError, match="Authorization Violation") as caught:
         await Bus(ConnectOptions.from_url(wrong, connect_timeout=1)).connect()
     assert "nope" not in str(caught.value)  # credentials never reach a message
+
+
+@pytest.mark.nats
+@pytest.mark.timeout(30)
+async def test_a_person_reading_the_log_cannot_rewrite_a_work_queue(
+    secured: tuple[EmbeddedServer, dict[str, str]],
+) -> None:
+    server, passwords = secured
+    inbox = QueueSpec("manager", (Channel.PLAN, Channel.RESULT, Channel.CRITIQUE), ordered=True)
+    async with Bus(login(server, passwords, "manager"), name="manager") as manager:
+        await runlog.ensure_stream(manager)
+        name = await ensure_queue(manager, RUN, inbox, DeliverySettings())
+        stream = runlog.queue_stream("manager")
+        before = (await manager.js.consumer_info(stream, name)).config
+        async with Bus(login(server, passwords, "human"), name="human") as human:
+            # the ephemeral-consumer endpoint reading the log needs takes a name in its body
+            config = {**before.as_dict(), "durable_name": None, "filter_subject": "society.>"}
+            for target in (runlog.STREAM_NAME, stream):
+                with contextlib.suppress(nats.errors.Error):
+                    await human.nc.request(
+                        f"$JS.API.CONSUMER.CREATE.{target}",
+                        json.dumps({"stream_name": target, "config": config}).encode(),
+                        timeout=2,
+                    )
+            await refused(human, lambda s: s == f"$js.api.consumer.create.{stream.lower()}")
+        assert (await manager.js.consumer_info(stream, name)).config == before
+
+
+async def _open(server: EmbeddedServer, passwords: dict[str, str], role: str) -> Bus:
+    bus = Bus(login(server, passwords, role), name=role)
+    await bus.connect()
+    return bus
 
 
 def test_credentials_in_a_url_move_into_the_options() -> None:

@@ -11,7 +11,7 @@ import pytest
 
 from bus import Bus, Delivery, DeliverySettings, Envelope, QueueSpec, WorkQueue, runlog, subjects
 from bus.payloads import DeadLetter, TaskAssignment, TaskSpec
-from bus.runlog import STREAM_NAME
+from bus.runlog import queue_stream
 from bus.subjects import Channel
 from bus.workqueue import delete_run_queues, ensure_queue
 
@@ -75,7 +75,7 @@ async def pending(bus: Bus, run_id: str) -> tuple[int, int]:
     the server has taken in the acks sent so far (acks are fire-and-forget: allow 1 s)."""
     name = subjects.consumer_name(run_id, SPEC.name)
     for _ in range(50):
-        info = await bus.js.consumer_info(STREAM_NAME, name)
+        info = await bus.js.consumer_info(queue_stream(SPEC.name), name)
         counts = (info.num_ack_pending or 0, info.num_pending or 0)
         if counts == (0, 0):
             break
@@ -110,7 +110,7 @@ async def test_a_silent_worker_loses_its_task_to_another_after_the_ack_wait(
     name = await ensure_queue(publisher, run_id, SPEC, settings)
     async with Bus(nats_url, name="dead") as dead, Bus(nats_url, name="alive") as alive:
         # A worker that takes the task and then says nothing (as if it were killed).
-        silent = await dead.js.pull_subscribe_bind(name, stream=STREAM_NAME)
+        silent = await dead.js.pull_subscribe_bind(name, stream=queue_stream(SPEC.name))
         await publisher.send(run_id, "manager/0", assignment("t1"), task_id="t1")
         [taken] = await silent.fetch(1, timeout=5)
         assert taken.metadata.num_delivered == 1
@@ -173,7 +173,7 @@ async def test_after_max_deliveries_the_task_is_dead_lettered_and_reported(
     await publisher.subscribe(subjects.subject(run_id, Channel.DEAD_LETTER), on_letter)
     await publisher.flush()
     async with Bus(nats_url, name="crashy") as crashy, Bus(nats_url, name="last") as last:
-        silent = await crashy.js.pull_subscribe_bind(name, stream=STREAM_NAME)
+        silent = await crashy.js.pull_subscribe_bind(name, stream=queue_stream(SPEC.name))
         mid = await publisher.send(run_id, "manager/0", assignment("t1"), task_id="t1")
         for n in (1, 2):  # two workers in a row die with it
             [taken] = await silent.fetch(1, timeout=5)

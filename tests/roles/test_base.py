@@ -10,7 +10,7 @@ import pytest
 
 from bus import Bus, ConnectOptions, DeliverySettings, Envelope, QueueSpec, runlog, subjects
 from bus.payloads import TaskAssignment, TaskResult, TaskSpec
-from bus.runlog import STREAM_NAME
+from bus.runlog import queue_stream
 from bus.subjects import Channel
 from bus.workqueue import delete_run_queues, ensure_queue
 from roles.context import RoleContext
@@ -93,7 +93,7 @@ async def test_a_task_no_worker_finishes_is_reported_failed(
     spec = QueueSpec.tasks("researcher", 1)
     name = await ensure_queue(bus, run_id, spec, delivery)
     async with Bus(nats_url, name="crashed") as crashed:
-        silent = await crashed.js.pull_subscribe_bind(name, stream=STREAM_NAME)
+        silent = await crashed.js.pull_subscribe_bind(name, stream=queue_stream(spec.name))
         mid = await bus.send(run_id, "manager/0", assign("t1"), task_id="t1")
         await silent.fetch(1, timeout=5)  # taken, never finished
         role = slow(nats_url, run_id, "c", delivery)

@@ -22,6 +22,7 @@ from bus.logfile import read_jsonl
 from bus.payloads import Answer, Chat, DeadLetter, Final, Plan, Question
 from bus.subjects import Channel
 from society.credentials import load_credential
+from tests.bus.live import refused
 
 from .humans import Proc
 
@@ -63,15 +64,6 @@ async def procs() -> AsyncIterator[list[Proc]]:
 
 def login(url: str, creds: Path) -> ConnectOptions:
     return load_credential(creds).options(ConnectOptions.from_url(url))
-
-
-async def refused(bus: Bus, check: Callable[[str], bool], timeout: float = 30.0) -> None:
-    """Until the server has refused ``bus`` a subject that ``check`` accepts. nats-py reports
-    refusals only to its error callback, so this polls the bus's record of them."""
-    async with asyncio.timeout(timeout):
-        while not any(check(subject) for _, subject in bus.refusals):
-            await bus.flush()
-            await asyncio.sleep(0.05)
 
 
 class Log:
