@@ -215,6 +215,8 @@ class ExecResult(_Payload):
     """Files the code wrote: name -> base64 content (size-capped)."""
     files_dropped: list[str] = []
     """Files the code wrote that exceeded the size cap."""
+    notes: list[str] = []
+    """What the sandbox noticed (a full disk, dropped file names, the memory limit)."""
     error: str | None = None
     """Set when the sandbox itself failed (not the code)."""
 

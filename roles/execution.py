@@ -2,16 +2,14 @@
 
 A run's outcome is `sandbox.ExecutionResult` everywhere: the sandbox returns it, the
 coder reads it, replay serves it. On the bus it travels as the `ExecResult` payload
-(files base64, size-capped); `to_payload` and `from_payload` are the only translations.
-The payload has no field for the sandbox's notes yet, so they ride at the end of stderr
-after a marker, written so that `from_payload` gives back exactly what `to_payload` got
-(a re-run must phrase the coder's feedback exactly as the recording did).
+(files base64, size-capped); `to_payload` and `from_payload` are the only translations,
+and give back exactly what they got (a re-run must phrase the coder's feedback exactly as
+the recording did).
 """
 
 from __future__ import annotations
 
 import base64
-import json
 from collections.abc import Mapping
 from typing import Protocol
 
@@ -19,16 +17,12 @@ from bus.payloads import ExecResult
 from sandbox.result import ExecutionResult
 
 __all__ = [
-    "NOTES_MARK",
     "CodeRunner",
     "ExecutionResult",
     "from_payload",
     "notes_text",
     "to_payload",
 ]
-
-NOTES_MARK = "\n[sandbox notes] "
-"""Ends a logged stderr, followed by the notes as a JSON list (which holds no raw newline)."""
 
 
 class CodeRunner(Protocol):
@@ -46,7 +40,7 @@ def to_payload(run: ExecutionResult, file_cap: int = 256_000) -> ExecResult:
     return ExecResult(
         exit_code=run.exit_code,
         stdout=run.stdout,
-        stderr=_with_notes(run.stderr, run.notes),
+        stderr=run.stderr,
         stdout_truncated=run.stdout_truncated,
         stderr_truncated=run.stderr_truncated,
         wall_s=round(run.wall_s, 6),
@@ -58,17 +52,17 @@ def to_payload(run: ExecutionResult, file_cap: int = 256_000) -> ExecResult:
             if len(data) <= file_cap
         },
         files_dropped=list(run.files_dropped),
+        notes=list(run.notes),
         error=run.error,
     )
 
 
 def from_payload(logged: ExecResult) -> ExecutionResult:
     """The result a log recorded, as the sandbox returned it (files the log kept)."""
-    stderr, notes = _split_notes(logged.stderr)
     return ExecutionResult(
         exit_code=logged.exit_code,
         stdout=logged.stdout,
-        stderr=stderr,
+        stderr=logged.stderr,
         stdout_truncated=logged.stdout_truncated,
         stderr_truncated=logged.stderr_truncated,
         wall_s=logged.wall_s,
@@ -76,7 +70,7 @@ def from_payload(logged: ExecResult) -> ExecutionResult:
         oom_killed=logged.oom_killed,
         files={k: base64.b64decode(v) for k, v in logged.files.items()},
         files_dropped=list(logged.files_dropped),
-        notes=notes,
+        notes=list(logged.notes),
         error=logged.error,
     )
 
@@ -86,25 +80,3 @@ def notes_text(run: ExecutionResult) -> str:
     if not run.notes:
         return ""
     return "\nThe sandbox also reports:\n" + "\n".join(f"- {note}" for note in run.notes)
-
-
-def _with_notes(stderr: str, notes: list[str]) -> str:
-    """stderr with the notes after the marker; the marker is added whenever stderr already
-    holds it (the code printed it), so the last one is always ours and decoding is exact."""
-    if not notes and NOTES_MARK not in stderr:
-        return stderr
-    return stderr + NOTES_MARK + json.dumps(notes, ensure_ascii=False)
-
-
-def _split_notes(stderr: str) -> tuple[str, list[str]]:
-    """The inverse of `_with_notes` (a stderr logged before notes existed is left whole)."""
-    head, mark, tail = stderr.rpartition(NOTES_MARK)
-    if not mark:
-        return stderr, []
-    try:
-        notes = json.loads(tail)
-    except ValueError:
-        return stderr, []
-    if not isinstance(notes, list) or not all(isinstance(note, str) for note in notes):
-        return stderr, []
-    return head, notes
