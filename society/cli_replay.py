@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from society.cli_support import (
     EXIT_BAD_INPUT,
@@ -19,6 +20,7 @@ from society.cli_support import (
     run_async,
 )
 from society.scenario import Scenario
+from society.terminal_text import safe_line
 
 if TYPE_CHECKING:
     from society.replay.source import LogSource
@@ -92,7 +94,11 @@ def replay(
     with tempfile.TemporaryDirectory(prefix="society-replay-") as scratch:
 
         def warn(problem: object) -> None:
-            err.print(f"[yellow]warning:[/] {where}: {problem}", highlight=False, soft_wrap=True)
+            err.print(
+                f"[yellow]warning:[/] {escape(safe_line(f'{where}: {problem}'))}",
+                highlight=False,
+                soft_wrap=True,
+            )
 
         if isinstance(where, sources.LiveRun):
             src = guarded(lambda: sources.read_live(where, runs_dir))

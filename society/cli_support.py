@@ -11,10 +11,12 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from bus import BusError
 from society.errors import ModelConfigError, RunError, ScenarioError
 from society.scenario import Scenario, load_scenario
+from society.terminal_text import safe_block
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -63,7 +65,7 @@ def run_async(coro: Coroutine[Any, Any, T]) -> T:
 
 def fail(message: str, code: int) -> typer.Exit:
     """Print an error line and return the Exit to raise."""
-    err.print(f"[red]error:[/] {message}", highlight=False)
+    err.print(f"[red]error:[/] {escape(safe_block(message))}", highlight=False)
     return typer.Exit(code)
 
 
@@ -73,7 +75,9 @@ def load_or_exit(path: Path) -> Scenario:
         return load_scenario(path)
     except ScenarioError as exc:
         for issue in exc.issues:
-            err.print(f"[red]error:[/] {issue}", highlight=False, soft_wrap=True)
+            err.print(
+                f"[red]error:[/] {escape(safe_block(str(issue)))}", highlight=False, soft_wrap=True
+            )
         raise typer.Exit(EXIT_BAD_INPUT) from None
 
 

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from rich.console import Console
+from rich.markup import escape
 
 from bus import ConnectOptions, EmbeddedServer, logfile, subjects
 from bus.payloads import Final, Goal
@@ -53,6 +54,7 @@ from society.observer import RunObserver
 from society.progress import RunState
 from society.redact import redact
 from society.scenario import WORKER_ROLES, Scenario
+from society.terminal_text import safe_line
 from society.tools import Tools
 
 __all__ = [
@@ -182,7 +184,9 @@ async def run_scenario(
                 stack.push_async_callback(role.stop)
         for companion in options.companions:
             await stack.enter_async_context(companion(access.connect(OWNER), run_id))
-        console.print(f"[bold]run {run_id}[/]: {scenario.goal.text}", highlight=False)
+        console.print(
+            f"[bold]run {run_id}[/]: {escape(safe_line(scenario.goal.text))}", highlight=False
+        )
         if person is not None:  # this terminal takes part (society.human)
             connect = access.connect(f"human/{person}")
             await stack.enter_async_context(human_in_run(connect, run_id, person, console))

@@ -16,6 +16,7 @@ from bus.logfile import LogRecord
 from bus.payloads import Usage
 from society.errors import RunError
 from society.prompts import load_prompt
+from society.terminal_text import safe_block
 
 __all__ = ["ModelCall", "model_calls", "show_prompt"]
 
@@ -77,7 +78,7 @@ def show_prompt(records: list[LogRecord], run_dir: Path | None, n: int, out: Con
         for message in request.get("messages", []):
             who = message.get("source") or ""
             out.rule(f"{message.get('type', '')} {who}", align="left", style="dim")
-            out.print(escape(_content(message)), highlight=False)
+            out.print(escape(safe_block(_content(message))), highlight=False)
     out.rule("answer", align="left", style="bold")
     for retry in u.retries:
         status = f" (HTTP {retry.status})" if retry.status else ""
@@ -86,7 +87,7 @@ def show_prompt(records: list[LogRecord], run_dir: Path | None, n: int, out: Con
         for c in u.tool_calls:
             out.print(f"tool call {escape(c.name)}({escape(c.arguments)})", highlight=False)
     elif u.answer is not None:
-        out.print(escape(u.answer), highlight=False)
+        out.print(escape(safe_block(u.answer)), highlight=False)
     else:
         out.print(f"[red]{'cancelled' if u.cancelled else escape(u.error or 'no answer')}[/]")
     if u.finish_reason == "length":

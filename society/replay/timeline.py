@@ -24,6 +24,7 @@ from bus.payloads import (
 )
 from society.colours import role_style
 from society.describe import describe
+from society.terminal_text import safe_line
 
 __all__ = ["Entry", "Filter", "entries", "render", "summarize", "to_json", "tree"]
 
@@ -97,12 +98,12 @@ def render(entry: Entry) -> Text:
     env = entry.envelope
     line = Text(f"#{entry.number:<5}", style="dim")
     if env is None:
-        line.append(f"(not a valid message: {entry.record.error})", style="red")
+        line.append(safe_line(f"(not a valid message: {entry.record.error})"), style="red")
         return line
     line.append(f"{entry.offset_s:8.3f}s ", style="dim")
-    line.append(f"{env.sender:<14} ", style=role_style(env.role))
+    line.append(f"{safe_line(env.sender):<14} ", style=role_style(env.role))
     line.append(f"{env.payload.type:<13} ", style="bold")
-    line.append(f"{('[' + env.task_id + ']') if env.task_id else '':<14} ", style="cyan")
+    line.append(f"{safe_line('[' + env.task_id + ']') if env.task_id else '':<14} ", style="cyan")
     line.append(summarize(env.payload))
     if entry.parent_number is not None:
         line.append(f"  ← #{entry.parent_number}", style="dim")
