@@ -44,17 +44,20 @@ out = Console()
 
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro``; SIGTERM and Ctrl-C cancel it so every context manager cleans up."""
+    """Run ``coro``; SIGTERM and Ctrl-C cancel it so every context manager cleans up (and
+    one more of either, during clean-up, cannot cut short what must finish: the log)."""
 
     async def wrapper() -> T:
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
         assert task is not None
-        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, task.cancel)
         try:
             return await coro
         finally:
-            loop.remove_signal_handler(signal.SIGTERM)
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                loop.remove_signal_handler(signum)
 
     try:
         return asyncio.run(wrapper())

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 
@@ -18,9 +19,25 @@ from bus.payloads import Control, Final, Goal
 from roles.base import Role
 from society.live import LiveView
 
-__all__ = ["RunObserver"]
+__all__ = ["RunObserver", "to_the_end"]
 
 log = structlog.get_logger("runner")
+T = TypeVar("T")
+
+
+async def to_the_end(work: Awaitable[T]) -> T:
+    """Await ``work`` to its end even if we are cancelled meanwhile (a second Ctrl-C, a
+    SIGTERM during clean-up); the cancellation is raised once it is done."""
+    task = asyncio.ensure_future(work)
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return task.result()
 
 
 class RunObserver:
@@ -31,6 +48,8 @@ class RunObserver:
         self.view = view
         self.bus = Bus(connect, name=f"{run_id}-runner", durable=True)
         self.final_seen = asyncio.Event()
+        self.exported = False
+        """The log is in its file (export ran to the end)."""
         self._seen: set[str] = set()
 
     async def __aenter__(self) -> RunObserver:
@@ -91,6 +110,7 @@ class RunObserver:
         with contextlib.suppress(BusError):
             await self.bus.flush()
         count = await runlog.export_jsonl(self.bus, self.run_id, path)
+        self.exported = True
         log.info("exported run log", path=str(path), messages=count)
         with contextlib.suppress(BusError):  # the server drops idle queues anyway
             await workqueue.delete_run_queues(self.bus, self.run_id)

@@ -50,7 +50,7 @@ from society.models.factory import ModelFactory
 from society.models.preflight import preflight
 from society.models.prices import price_for
 from society.models.spec import ModelSpec
-from society.observer import RunObserver
+from society.observer import RunObserver, to_the_end
 from society.progress import RunState
 from society.redact import redact
 from society.scenario import WORKER_ROLES, Scenario
@@ -155,69 +155,80 @@ async def run_scenario(
     limits = scenario.budgets.limits()
     roles: list[Role[Any]] = []
 
-    async with AsyncExitStack() as stack:
-        person = person_name(options.human or None) if options.human is not None else None
-        identities = _identities(scenario, external, person)
-        access = await _nats(stack, options, run_dir, run_id, identities, console)
-        url = access.url
-        view = LiveView(console, state, limits, quiet=options.human is not None)
-        observer = await stack.enter_async_context(RunObserver(access.connect(OWNER), run_id, view))
-        await observer.start(replicas=options.stream_replicas)
-        shared = await _collaborators(stack, scenario, options, run_dir, run_id, console)
-        for name in ROLE_CLASSES:
-            if external and name != "manager":
-                continue
-            instances = getattr(scenario.roles, name).instances if name in WORKER_ROLES else 1
-            for i in range(instances):
-                role = build_role(
-                    name,
-                    scenario,
-                    run_id=run_id,
-                    connect=access.connect(f"{name}/{i}"),
-                    instance=str(i),
-                    factory=factory,
-                    run_dir=run_dir,
-                    shared=shared,
-                )
-                await role.start()
-                roles.append(role)
-                stack.push_async_callback(role.stop)
-        for companion in options.companions:
-            await stack.enter_async_context(companion(access.connect(OWNER), run_id))
-        console.print(
-            f"[bold]run {run_id}[/]: {escape(safe_line(scenario.goal.text))}", highlight=False
-        )
-        if person is not None:  # this terminal takes part (society.human)
-            connect = access.connect(f"human/{person}")
-            await stack.enter_async_context(human_in_run(connect, run_id, person, console))
-        else:
-            where = f" --nats {url}" if options.nats_url else f" --runs-dir {options.runs_dir}"
-            console.print(f"[dim]take part: society attach {run_id}{where}[/]", highlight=False)
-        goal = Goal(
-            text=scenario.goal.text,
-            inputs=scenario.goal.inputs,
-            scenario=scenario_doc,
-            origin=options.origin,
-        )
-        log_path = run_dir / "log.jsonl"
-        with view:
-            await observer.send_goal(goal)
-            wall = scenario.budgets.wall_s
-            try:
-                await observer.wait_final(None if wall is None else wall + options.grace_s)
-            except asyncio.CancelledError:
-                await observer.abort()
-                await observer.export(roles, log_path)
-                raise
-        await observer.export(roles, log_path)
+    log_path = run_dir / "log.jsonl"
+    try:
+        async with AsyncExitStack() as stack:
+            person = person_name(options.human or None) if options.human is not None else None
+            identities = _identities(scenario, external, person)
+            access = await _nats(stack, options, run_dir, run_id, identities, console)
+            url = access.url
+            view = LiveView(console, state, limits, quiet=options.human is not None)
+            observer = await stack.enter_async_context(
+                RunObserver(access.connect(OWNER), run_id, view)
+            )
+            await observer.start(replicas=options.stream_replicas)
+            stack.push_async_callback(_export_once, observer, roles, log_path)
+            shared = await _collaborators(stack, scenario, options, run_dir, run_id, console)
+            for name in ROLE_CLASSES:
+                if external and name != "manager":
+                    continue
+                instances = getattr(scenario.roles, name).instances if name in WORKER_ROLES else 1
+                for i in range(instances):
+                    role = build_role(
+                        name,
+                        scenario,
+                        run_id=run_id,
+                        connect=access.connect(f"{name}/{i}"),
+                        instance=str(i),
+                        factory=factory,
+                        run_dir=run_dir,
+                        shared=shared,
+                    )
+                    await role.start()
+                    roles.append(role)
+                    stack.push_async_callback(role.stop)
+            for companion in options.companions:
+                await stack.enter_async_context(companion(access.connect(OWNER), run_id))
+            console.print(
+                f"[bold]run {run_id}[/]: {escape(safe_line(scenario.goal.text))}", highlight=False
+            )
+            if person is not None:  # this terminal takes part (society.human)
+                connect = access.connect(f"human/{person}")
+                await stack.enter_async_context(human_in_run(connect, run_id, person, console))
+            else:
+                where = f" --nats {url}" if options.nats_url else f" --runs-dir {options.runs_dir}"
+                console.print(f"[dim]take part: society attach {run_id}{where}[/]", highlight=False)
+            goal = Goal(
+                text=scenario.goal.text,
+                inputs=scenario.goal.inputs,
+                scenario=scenario_doc,
+                origin=options.origin,
+            )
+            with view:
+                await observer.send_goal(goal)
+                wall = scenario.budgets.wall_s
+                try:
+                    await observer.wait_final(None if wall is None else wall + options.grace_s)
+                except asyncio.CancelledError:  # Ctrl-C, SIGTERM: stop cleanly, keep the log
+                    await to_the_end(observer.abort())
+                    await _export_once(observer, roles, log_path)
+                    raise
+            await _export_once(observer, roles, log_path)
 
+    finally:  # interrupted or not: the summary of what happened, with the log
+        outcome = RunOutcome(run_id, run_dir, state.final, log_path, state)
+        _write_json(run_dir / "summary.json", _summary(outcome))
     if external and state.final is not None:  # the coders wrote them on their machines
         restore_artifacts(logfile.read_jsonl(log_path).records, state.final, run_dir)
-    outcome = RunOutcome(run_id, run_dir, state.final, log_path, state)
-    _write_json(run_dir / "summary.json", _summary(outcome))
     if options.live:
         render_summary(console, state, run_dir, log_path, limits)
     return outcome
+
+
+async def _export_once(observer: RunObserver, roles: list[Role[Any]], log_path: Path) -> None:
+    """Export the run's log (stopping the roles first), once, whatever cancels us meanwhile."""
+    if not observer.exported:
+        await to_the_end(observer.export(roles, log_path))
 
 
 def _identities(scenario: Scenario, external: bool, person: str | None) -> list[str]:
