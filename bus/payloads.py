@@ -15,7 +15,7 @@ from pydantic import Field, JsonValue
 
 from bus.payload_base import _Model, _Payload
 from bus.subjects import Channel
-from bus.usage import Retry, ToolCall, ToolRequest, Usage
+from bus.usage import Recall, RecalledLesson, Retry, ToolCall, ToolRequest, Usage
 
 __all__ = [
     "PAYLOAD_TYPES",
@@ -37,6 +37,8 @@ __all__ = [
     "Presence",
     "Question",
     "Rating",
+    "Recall",
+    "RecalledLesson",
     "Retry",
     "TaskAssignment",
     "TaskResult",
@@ -184,6 +186,8 @@ class TaskResult(_Payload):
     outputs: dict[str, JsonValue] = {}
     artifacts: list[Artifact] = []
     error: str | None = None
+    cause: Literal["work", "model", "worker"] = "work"
+    """Why it failed: the work itself, the model unreachable, or every worker dying."""
     summary: str = ""
 
 
@@ -370,6 +374,7 @@ Payload = Annotated[
     | Lesson
     | Usage
     | ToolCall
+    | Recall
     | Control
     | Presence
     | Final

@@ -10,7 +10,7 @@ from pydantic import JsonValue
 from bus.payload_base import _Model, _Payload
 from bus.subjects import Channel
 
-__all__ = ["Retry", "ToolCall", "ToolRequest", "Usage"]
+__all__ = ["Recall", "RecalledLesson", "Retry", "ToolCall", "ToolRequest", "Usage"]
 
 
 class Retry(_Model):
@@ -81,3 +81,21 @@ class ToolCall(_Payload):
     size: int = 0
     """Characters of the whole result before any cut."""
     truncated: bool = False
+
+
+class RecalledLesson(_Model):
+    """A lesson from long-term memory, as it went into a prompt."""
+
+    id: int
+    text: str
+
+
+class Recall(_Payload):
+    """What a role recalled from long-term memory for its next prompt: which lessons, for
+    which query (lessons of other runs only; none found is recorded too)."""
+
+    CHANNEL: ClassVar[Channel] = Channel.USAGE
+    type: Literal["recall"] = "recall"
+    role: str
+    query: str
+    lessons: list[RecalledLesson] = []

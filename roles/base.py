@@ -24,7 +24,7 @@ import structlog
 from autogen_core.models import SystemMessage
 
 from bus import Bus, Envelope, subjects
-from bus.payloads import Chat, Control, Payload, Presence
+from bus.payloads import Chat, Control, Payload, Presence, Recall, RecalledLesson
 from bus.subjects import Channel
 from bus.workqueue import Delivery, QueueSpec, WorkQueue
 from roles.calls import ModelCalls, Parent
@@ -212,6 +212,17 @@ class Role(Generic[S]):
         return await self.human.ask(
             text, default=default, options=options, kind=kind, parent=parent, task_id=task_id
         )
+
+    async def recall(self, query: str, *, parent: Parent = None) -> list[str]:
+        """Lessons of earlier runs for ``query`` from long-term memory, recorded as a `Recall`
+        in the log (which lessons reach the prompt this is for)."""
+        memory = self.deps.memory
+        if memory is None or self.deps.recall <= 0:
+            return []
+        hits = memory.search(query, self.deps.recall, before_run=self.run_id)
+        lessons = [RecalledLesson(id=hit.id, text=hit.text) for hit in hits]
+        await self.send(Recall(role=self.name, query=query[:500], lessons=lessons), parent=parent)
+        return [hit.text for hit in hits]
 
     def checkpoint(self) -> None:
         """Raise `asyncio.CancelledError` if the current work was told to stop."""

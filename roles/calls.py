@@ -205,7 +205,7 @@ class ModelCalls:
             if cancelled:
                 raise
             msg = f"model call failed: {why}"
-            raise TaskFailed(msg) from exc
+            raise TaskFailed(msg, cause="model") from exc
         if guard is not None and held is not None:
             guard.settle_call(held, reply.tokens_in, reply.tokens_out, reply.cost)
         usage = Usage(

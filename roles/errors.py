@@ -14,10 +14,15 @@ CallNotMade             (a CancelledError) a replayed call the recording never m
 from __future__ import annotations
 
 import asyncio
+from typing import Literal
+
+FailureCause = Literal["work", "model", "worker"]
+"""Why a task failed: its work, the model being unreachable, or its workers dying."""
 
 __all__ = [
     "BudgetExceeded",
     "CallNotMade",
+    "FailureCause",
     "ModelAnswerError",
     "ModelCallError",
     "RoleError",
@@ -42,7 +47,12 @@ class ModelAnswerError(RoleError):
 
 
 class TaskFailed(RoleError):
-    """A task failed; the message is the reason reported in the result."""
+    """A task failed; the message is the reason reported in the result, ``cause`` whether
+    the work itself failed or the model could not be reached (an outage teaches nothing)."""
+
+    def __init__(self, reason: str, *, cause: FailureCause = "work") -> None:
+        self.cause: FailureCause = cause
+        super().__init__(reason)
 
 
 class BudgetExceeded(RoleError):

@@ -1,7 +1,9 @@
 """Long-term memory and document search on SQLite FTS5.
 
-`Memory` keeps lessons and feedback across runs in a folder (one SQLite file); `Corpus`
-indexes a local document collection in memory for the researcher. Both rank by BM25.
+`Memory` keeps lessons and feedback across runs in a folder (one SQLite file), each with
+the goal, run and message it came from; a lesson nearly equal to one already kept (of the
+same kind) is not stored twice. `Corpus` indexes a local document collection in memory for
+the researcher. Both rank by BM25.
 """
 
 from __future__ import annotations
@@ -13,7 +15,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Corpus", "Hit", "Memory", "fts_query"]
+from rapidfuzz import fuzz
+
+__all__ = ["Corpus", "Hit", "Memory", "StoredLesson", "fts_query"]
+
+SAME_LESSON = 90.0
+"""rapidfuzz token-set ratio at or above which two lessons of one kind are the same."""
+_COLUMNS = ("text", "kind", "task_kind", "run_id", "source", "created", "goal")
 
 _WORD = re.compile(r"[A-Za-z0-9]{3,}")
 _STOP = frozenset(
@@ -66,12 +74,28 @@ def fts_query(text: str, limit: int = 24) -> str:
 
 @dataclass(frozen=True)
 class Hit:
-    """One search result."""
+    """One search result (``id``: the lesson's, for memory hits)."""
 
     text: str
     source: str
     kind: str = ""
     score: float = 0.0
+    id: int = 0
+
+
+@dataclass(frozen=True)
+class StoredLesson:
+    """One entry of long-term memory, with where it came from."""
+
+    id: int
+    text: str
+    kind: str
+    task_kind: str
+    run_id: str
+    source: str
+    """The id of the message it was learned from."""
+    created: float
+    goal: str
 
 
 class Memory:
@@ -84,20 +108,78 @@ class Memory:
         self._db = sqlite3.connect(self.path, check_same_thread=False)
         with self._lock, self._db:
             self._db.execute(
-                "CREATE VIRTUAL TABLE IF NOT EXISTS lessons USING fts5("
-                "text, kind, task_kind, run_id UNINDEXED, source UNINDEXED, created UNINDEXED)"
+                "CREATE VIRTUAL TABLE IF NOT EXISTS lessons USING fts5(text, kind, task_kind, "
+                "run_id UNINDEXED, source UNINDEXED, created UNINDEXED, goal UNINDEXED)"
             )
+            columns = [r[1] for r in self._db.execute("PRAGMA table_info(lessons)")]
+            if "goal" not in columns:  # a memory from before lessons named their goal
+                self._db.execute("ALTER TABLE lessons RENAME TO lessons_old")
+                self._db.execute(
+                    "CREATE VIRTUAL TABLE lessons USING fts5(text, kind, task_kind, "
+                    "run_id UNINDEXED, source UNINDEXED, created UNINDEXED, goal UNINDEXED)"
+                )
+                self._db.execute(
+                    "INSERT INTO lessons(rowid, text, kind, task_kind, run_id, source, created, "
+                    "goal) SELECT rowid, text, kind, task_kind, run_id, source, created, '' "
+                    "FROM lessons_old"
+                )
+                self._db.execute("DROP TABLE lessons_old")
 
     def add(
-        self, text: str, *, kind: str, task_kind: str = "", run_id: str = "", source: str = ""
-    ) -> None:
-        """Store one lesson (or feedback)."""
+        self,
+        text: str,
+        *,
+        kind: str,
+        task_kind: str = "",
+        run_id: str = "",
+        source: str = "",
+        goal: str = "",
+    ) -> int | None:
+        """Store one lesson (or feedback); returns its id, or None when an equal one of the
+        same kind is already kept."""
         with self._lock, self._db:
-            self._db.execute(
-                "INSERT INTO lessons(text, kind, task_kind, run_id, source, created) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (text, kind, task_kind, run_id, source, time.time()),
+            kept = self._db.execute(
+                "SELECT text FROM lessons WHERE kind = ? AND task_kind = ? "
+                "ORDER BY rowid DESC LIMIT 1000",
+                (kind, task_kind),
+            ).fetchall()
+            if any(fuzz.token_set_ratio(text, row[0]) >= SAME_LESSON for row in kept):
+                return None
+            cursor = self._db.execute(
+                "INSERT INTO lessons(text, kind, task_kind, run_id, source, created, goal) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (text, kind, task_kind, run_id, source, time.time(), goal),
             )
+            return cursor.lastrowid
+
+    def entries(self, *, kind: str | None = None, limit: int | None = None) -> list[StoredLesson]:
+        """Every entry (newest first), or those of one ``kind``."""
+        sql = f"SELECT rowid, {', '.join(_COLUMNS)} FROM lessons"
+        args: list[object] = []
+        if kind is not None:
+            sql += " WHERE kind = ?"
+            args.append(kind)
+        sql += " ORDER BY rowid DESC"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(limit)
+        with self._lock:
+            rows = self._db.execute(sql, args).fetchall()
+        return [_stored(row) for row in rows]
+
+    def get(self, lesson_id: int) -> StoredLesson | None:
+        """One entry by id."""
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT rowid, {', '.join(_COLUMNS)} FROM lessons WHERE rowid = ?", (lesson_id,)
+            ).fetchone()
+        return None if row is None else _stored(row)
+
+    def forget(self, lesson_id: int) -> bool:
+        """Delete one entry; False when there is none with that id."""
+        with self._lock, self._db:
+            cursor = self._db.execute("DELETE FROM lessons WHERE rowid = ?", (lesson_id,))
+            return cursor.rowcount > 0
 
     def search(
         self, query: str, k: int = 3, *, kind: str | None = None, before_run: str | None = None
@@ -110,7 +192,9 @@ class Memory:
             return []
         # The source shown is the lesson's task kind, not its run id: prompts must not carry
         # ids that differ from run to run (replay matches requests by their content).
-        sql = "SELECT text, task_kind, kind, bm25(lessons) FROM lessons WHERE lessons MATCH ?"
+        sql = (
+            "SELECT text, task_kind, kind, bm25(lessons), rowid FROM lessons WHERE lessons MATCH ?"
+        )
         args: list[object] = [q]
         if kind is not None:
             sql += " AND kind = ?"
@@ -123,7 +207,8 @@ class Memory:
         with self._lock:
             rows = self._db.execute(sql, args).fetchall()
         return [
-            Hit(text=r[0], source=r[1] or "memory", kind=r[2], score=-float(r[3])) for r in rows
+            Hit(text=r[0], source=r[1] or "memory", kind=r[2], score=-float(r[3]), id=int(r[4]))
+            for r in rows
         ]
 
     def count(self) -> int:
@@ -135,6 +220,20 @@ class Memory:
         """Close the database."""
         with self._lock:
             self._db.close()
+
+
+def _stored(row: tuple[object, ...]) -> StoredLesson:
+    rowid, text, kind, task_kind, run_id, source, created, goal = row
+    return StoredLesson(
+        id=int(str(rowid)),
+        text=str(text),
+        kind=str(kind),
+        task_kind=str(task_kind or ""),
+        run_id=str(run_id or ""),
+        source=str(source or ""),
+        created=float(str(created or 0)),
+        goal=str(goal or ""),
+    )
 
 
 class Corpus:

@@ -16,6 +16,7 @@ from bus.payloads import Chat, Plan, PlanRequest, TaskSpec
 from bus.subjects import Channel
 from bus.workqueue import Delivery, QueueSpec
 from roles.base import Role
+from roles.context import RoleContext
 from roles.errors import BudgetExceeded, ModelAnswerError, TaskFailed
 from roles.settings import PlannerSettings
 
@@ -56,6 +57,11 @@ class Planner(Role[PlannerSettings]):
 
     name = "planner"
 
+    def __init__(self, ctx: RoleContext[PlannerSettings]) -> None:
+        super().__init__(ctx)
+        self.lessons: list[str] | None = None
+        """Lessons of earlier runs for this run's goal (recalled at the first request)."""
+
     def queues(self) -> list[QueueSpec]:
         """Plan requests, through a work queue shared by planner instances."""
         parallel = self.settings.concurrency
@@ -75,6 +81,8 @@ class Planner(Role[PlannerSettings]):
             await self.send(failed, parent=delivery.envelope)
 
     async def _plan(self, env: Envelope, request: PlanRequest) -> None:
+        if self.lessons is None:  # the goal does not change within a run: recall once
+            self.lessons = await self.recall(request.goal, parent=env)
         try:
             answer = await self.calls.structured(
                 self.prompt(request), PlanAnswer, what="plan", parent=env, task_id=None
@@ -132,7 +140,7 @@ class Planner(Role[PlannerSettings]):
             parts.append(f"Why a revision is needed ({request.reason}): {request.critique}")
         if request.errors:
             parts.append("Your previous plan was refused:\n- " + "\n- ".join(request.errors))
-        lessons = self._lessons(request.goal)
+        lessons = self.lessons or []
         if lessons:
             parts.append("Lessons from earlier work:\n- " + "\n- ".join(lessons))
         parts += self.talk.take_remarks()
@@ -141,9 +149,3 @@ class Planner(Role[PlannerSettings]):
             self.system_prompt(SYSTEM),
             UserMessage(content="\n\n".join(parts), source="manager"),
         ]
-
-    def _lessons(self, goal: str) -> list[str]:
-        memory = self.deps.memory
-        if memory is None:
-            return []
-        return [hit.text for hit in memory.search(goal, self.deps.recall, before_run=self.run_id)]

@@ -1,6 +1,12 @@
 """The reflector: turns failed tasks, critiques and human ratings into lessons in
 long-term memory, which the planner and the manager recall into later prompts.
 
+It learns only from the goal's work: not from a task the model could not be reached for
+or whose workers died, not from anything after an abort or a budget stop, and not from
+how a run ended (an interrupt, an abort, a budget or an outage teaches nothing about the
+work). Each lesson carries the goal, run and message it came from; one equal to a lesson
+already kept is not stored or announced again.
+
 Uses: long-term memory (without one it still announces its lessons on the bus).
 """
 
@@ -26,6 +32,7 @@ from bus.payloads import (
     Presence,
     Question,
     Rating,
+    Recall,
     TaskAssignment,
     TaskResult,
     ToolCall,
@@ -49,6 +56,8 @@ class Reflector(Role[ReflectorSettings]):
         self.memory = ctx.deps.memory
         self.goal = ""
         self.tasks: dict[str, str] = {}
+        self.stopped = False
+        """The run was aborted or stopped by a budget: what follows teaches nothing."""
 
     def subscriptions(self) -> list[tuple[str, str | None]]:
         """Assignments, results, critiques, ratings and the final message."""
@@ -74,7 +83,7 @@ class Reflector(Role[ReflectorSettings]):
                 if not self.goal:
                     self.goal = p.goal
             case TaskResult():
-                if p.status == "failed":
+                if p.status == "failed" and p.cause == "work":
                     desc = self.tasks.get(p.task_id, p.task_id)
                     await self.learn(
                         f"A {p.role} task like '{desc[:160]}' failed: {(p.error or '')[:300]}. "
@@ -98,15 +107,9 @@ class Reflector(Role[ReflectorSettings]):
                     parent=env,
                     kind="feedback",
                 )
-            case Final():
-                if p.status != "succeeded":
-                    await self.learn(
-                        f"A run on '{self.goal[:160]}' ended {p.status}: {p.reason[:300]}",
-                        task_kind="run",
-                        parent=env,
-                    )
             case (
-                PlanRequest()
+                Final()
+                | PlanRequest()
                 | Plan()
                 | PlanDecision()
                 | ExecRequest()
@@ -117,6 +120,7 @@ class Reflector(Role[ReflectorSettings]):
                 | Lesson()
                 | Usage()
                 | ToolCall()
+                | Recall()
                 | Control()
                 | Presence()
                 | DeadLetter()
@@ -125,12 +129,28 @@ class Reflector(Role[ReflectorSettings]):
             case _:
                 assert_never(p)
 
+    async def on_control(self, env: Envelope, control: Control) -> None:
+        """After an abort or a budget stop nothing more is learned in this run."""
+        if control.action in ("abort", "budget_exhausted"):
+            self.stopped = True
+
     async def learn(
         self, text: str, *, task_kind: str, parent: Envelope, kind: str = "lesson"
     ) -> None:
-        """Store a lesson and announce it."""
+        """Store a lesson (with its goal, run and source) and announce it, unless the run
+        was stopped or an equal lesson is already kept."""
+        if self.stopped and kind == "lesson":
+            return
         if self.memory is not None:
-            self.memory.add(
-                text, kind=kind, task_kind=task_kind, run_id=self.run_id, source=parent.id
+            stored = self.memory.add(
+                text,
+                kind=kind,
+                task_kind=task_kind,
+                run_id=self.run_id,
+                source=parent.id,
+                goal=self.goal,
             )
+            if stored is None:
+                self.log.debug("lesson already kept", text=text[:80])
+                return
         await self.send(Lesson(text=text, task_kind=task_kind, source=[parent.id]), parent=parent)

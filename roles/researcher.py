@@ -65,19 +65,18 @@ class Researcher(WorkerRole[ResearcherSettings]):
 
     name = "researcher"
 
-    def _sources(self, query: str) -> list[Hit]:
+    async def _sources(self, query: str, parent: Envelope) -> list[Hit]:
         hits: list[Hit] = []
         if self.deps.corpus is not None:
             hits += self.deps.corpus.search(query, self.settings.max_hits)
-        if self.deps.memory is not None:
-            hits += self.deps.memory.search(query, self.deps.recall, before_run=self.run_id)
-        return hits
+        lessons = await self.recall(query, parent=parent)
+        return hits + [Hit(text=text, source="memory", kind="lesson") for text in lessons]
 
     async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """Gather sources, ask the model, validate that every output is there."""
         task = assignment.task
         query = f"{task.description} {' '.join(task.outputs)}"
-        hits = self._sources(query)
+        hits = await self._sources(query, env)
         schema = answer_model(task.outputs)
         convo = self.prompt(assignment, hits)
         consults = self.settings.max_consults

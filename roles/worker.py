@@ -12,7 +12,7 @@ from bus.payloads import Control, TaskAssignment, TaskResult
 from bus.workqueue import Delivery, QueueSpec
 from roles.base import Role
 from roles.context import RoleContext, S
-from roles.errors import BudgetExceeded, ModelAnswerError, TaskFailed
+from roles.errors import BudgetExceeded, FailureCause, ModelAnswerError, TaskFailed
 
 __all__ = ["WorkerRole"]
 
@@ -67,7 +67,8 @@ class WorkerRole(Role[S]):
                 f"no {self.name} worker finished it in {delivery.deliveries - 1} deliveries "
                 "(workers crashed or stalled); dead-lettered"
             )
-            await self.send(self.failed(env.payload, reason), parent=env, task_id=env.task_id)
+            failed = self.failed(env.payload, reason, cause="worker")
+            await self.send(failed, parent=env, task_id=env.task_id)
 
     async def _run(self, env: Envelope, assignment: TaskAssignment, delivery: Delivery) -> None:
         task = assignment.task
@@ -76,7 +77,9 @@ class WorkerRole(Role[S]):
         try:
             try:
                 result = await self.work(env, assignment)
-            except (TaskFailed, ModelAnswerError) as exc:
+            except TaskFailed as exc:
+                result = self.failed(assignment, str(exc), cause=exc.cause)
+            except ModelAnswerError as exc:
                 result = self.failed(assignment, str(exc))
             except BudgetExceeded as exc:
                 result = self.failed(assignment, exc.reason, status="budget_exhausted")
@@ -115,6 +118,7 @@ class WorkerRole(Role[S]):
         reason: str,
         *,
         status: Literal["failed", "budget_exhausted"] = "failed",
+        cause: FailureCause = "work",
     ) -> TaskResult:
         """A failed result for ``assignment`` (or one a budget stopped)."""
         return TaskResult(
@@ -123,6 +127,7 @@ class WorkerRole(Role[S]):
             attempt=assignment.attempt,
             status=status,
             error=reason,
+            cause=cause,
         )
 
     async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:

@@ -33,6 +33,7 @@ from bus.payloads import (
     Presence,
     Question,
     Rating,
+    Recall,
     TaskAssignment,
     TaskResult,
     ToolCall,
@@ -270,5 +271,9 @@ def _describe(p: Payload, env: Envelope | None, asked: Asked | None) -> Describe
             return Described(
                 _cut(f"on {p.subject}: {p.error}"), [f"dead letter on {p.subject}: {p.error}"]
             )
+        case Recall():
+            ids = ", ".join(f"#{lesson.id}" for lesson in p.lessons) or "nothing"
+            line = f"recalls {ids} from memory for its prompt"
+            return Described(_cut(line), [line, *(f"  #{x.id}: {x.text}" for x in p.lessons)])
         case _:
             assert_never(p)

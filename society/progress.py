@@ -28,6 +28,7 @@ from bus.payloads import (
     Presence,
     Question,
     Rating,
+    Recall,
     TaskAssignment,
     TaskResult,
     ToolCall,
@@ -155,6 +156,7 @@ class RunState:
                 | Chat()
                 | Rating()
                 | Lesson()
+                | Recall()
                 | Control()
                 | Presence()
                 | DeadLetter()

@@ -59,6 +59,8 @@ class Manager(Role[ManagerSettings]):
         self.budget = BudgetTracker(ctx.deps.budgets)
         self.goal: Goal | None = None
         self.goal_id: str | None = None
+        self.lessons: list[str] = []
+        """Lessons of earlier runs for the goal, recalled once it arrives."""
         self.planning = Planning(self.settings.max_plan_tries, self.settings.duplicate_threshold)
         self.scheduler: Scheduler | None = None
         self.ledger = Ledger()
@@ -122,6 +124,7 @@ class Manager(Role[ManagerSettings]):
                 | payloads.Chat()
                 | payloads.Rating()
                 | payloads.Lesson()
+                | payloads.Recall()
                 | Control()
                 | payloads.Final()
                 | payloads.DeadLetter()
@@ -157,6 +160,7 @@ class Manager(Role[ManagerSettings]):
         self.goal, self.goal_id = goal, env.id
         self.budget.started = time.monotonic()
         self.spawn(self.watch.run(lambda: self.planning.pending), name="manager-watch")
+        self.lessons = await self.recall(goal.text, parent=env)
         await self.request_plan("initial", parent=env)
 
     @property
@@ -276,12 +280,7 @@ class Manager(Role[ManagerSettings]):
             await self.dispatch()
 
     def _notes(self) -> dict[str, list[str]]:
-        memory = self.deps.memory
-        if memory is None or self.goal is None:
-            return {}
-        hits = memory.search(self.goal.text, self.deps.recall, before_run=self.run_id)
-        lessons = [hit.text for hit in hits]
-        return dict.fromkeys(self.capacity, lessons) if lessons else {}
+        return dict.fromkeys(self.capacity, self.lessons) if self.lessons else {}
 
     async def on_result(self, env: Envelope, result: TaskResult) -> None:
         """Apply a result once (by the assignment it answers); then dispatch what is ready."""

@@ -36,6 +36,7 @@ SAMPLES: list[p.Payload] = [
     p.Lesson(text="check inputs", task_kind="code", source=["m3"]),
     p.Usage(kind="model", model="gpt", tokens_in=10, tokens_out=5, cost=0.001, answer="{}"),
     p.ToolCall(server="fetch", tool="fetch", arguments={"url": "http://x"}, result="page", size=4),
+    p.Recall(role="planner", query="primes", lessons=[p.RecalledLesson(id=3, text="check n < 2")]),
     p.Control(action="abort", reason="enough", by="ada"),
     p.Presence(status="up", role="coder", concurrency=2, host="h", pid=42),
     p.Final(status="succeeded", answer="25", outputs={"count": 25}, artifacts=[ARTIFACT]),
