@@ -58,6 +58,8 @@ class Reflector(Role[ReflectorSettings]):
         self.tasks: dict[str, str] = {}
         self.stopped = False
         """The run was aborted or stopped by a budget: what follows teaches nothing."""
+        self.paused = False
+        """The run is paused (a person is deciding): no lessons until it resumes."""
 
     def subscriptions(self) -> list[tuple[str, str | None]]:
         """Assignments, results, critiques, ratings and the final message."""
@@ -133,13 +135,15 @@ class Reflector(Role[ReflectorSettings]):
         """After an abort or a budget stop nothing more is learned in this run."""
         if control.action in ("abort", "budget_exhausted"):
             self.stopped = True
+        elif control.action in ("pause", "resume"):
+            self.paused = control.action == "pause"
 
     async def learn(
         self, text: str, *, task_kind: str, parent: Envelope, kind: str = "lesson"
     ) -> None:
         """Store a lesson (with its goal, run and source) and announce it, unless the run
         was stopped or an equal lesson is already kept."""
-        if self.stopped and kind == "lesson":
+        if (self.stopped or self.paused) and kind == "lesson":
             return
         if self.memory is not None:
             stored = self.memory.add(

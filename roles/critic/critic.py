@@ -13,10 +13,12 @@ import json
 
 from autogen_core.models import UserMessage
 from pydantic import BaseModel, ConfigDict
+from rapidfuzz import fuzz
 
 from bus import Envelope, subjects
 from bus.payloads import (
     Chat,
+    Control,
     Critique,
     ExecResult,
     Final,
@@ -32,6 +34,9 @@ from roles.errors import ModelAnswerError, TaskFailed
 from roles.settings import CriticSettings
 
 __all__ = ["Critic", "ReviewAnswer"]
+
+SAME_FINDING = 90.0
+"""rapidfuzz token-set ratio at or above which two findings of a detector are the same."""
 
 REVIEW_SYSTEM = """You are the critic of a team of AI agents. Judge the run so far against
 the goal and its success criteria. Answer with one JSON object only:
@@ -77,6 +82,9 @@ class Critic(Role[CriticSettings]):
         self.done = False
         self.revision = 0
         self.awaiting_plan = False
+        self.paused = False
+        """The run is paused (a person is deciding): no reviews until it resumes."""
+        self._posted: list[tuple[str, int, str]] = []
         self._reviewing = asyncio.Lock()
 
     def subscriptions(self) -> list[tuple[str, str | None]]:
@@ -96,6 +104,8 @@ class Critic(Role[CriticSettings]):
             return
         if isinstance(p, Goal):
             self.goal = p.text
+        if isinstance(p, Control) and p.action in ("pause", "resume"):
+            self.paused = p.action == "pause"
         if p.type in ("presence", "usage") or self.done:
             return
         self.history.append(env)
@@ -124,7 +134,7 @@ class Critic(Role[CriticSettings]):
         """
         async with self._reviewing:
             self.results_since_review = 0
-            if self.awaiting_plan:
+            if self.awaiting_plan or self.paused:
                 return []
             history = self.history if upto is None else self.history[:upto]
             findings = [f for f in detect_all(history, self.goal, self.settings) if self._new(f)]
@@ -135,6 +145,8 @@ class Critic(Role[CriticSettings]):
             critiques = []
             for f in findings:
                 self.reported.update(f.evidence)
+                if self._said_before(f):
+                    continue
                 critique = Critique(
                     detector=f.detector,
                     verdict=f.verdict,  # type: ignore[arg-type]
@@ -149,6 +161,16 @@ class Critic(Role[CriticSettings]):
 
     def _new(self, finding: Finding) -> bool:
         return any(e not in self.reported for e in finding.evidence)
+
+    def _said_before(self, finding: Finding) -> bool:
+        """The same finding about the same plan revision was posted already (a loop that
+        goes on yields new evidence, not news); records it otherwise."""
+        for detector, revision, summary in self._posted:
+            same = detector == finding.detector and revision == self.revision
+            if same and fuzz.token_set_ratio(summary, finding.summary) >= SAME_FINDING:
+                return True
+        self._posted.append((finding.detector, self.revision, finding.summary))
+        return False
 
     async def _model_review(self, parent: Envelope | None) -> Finding | None:
         lines = []

@@ -252,6 +252,8 @@ class Manager(Role[ManagerSettings]):
         sched = self.scheduler
         if sched is None or self.finished or self.paused or self.planning.pending:
             return
+        if self.escalating:
+            return
         spent = self.budget.exhausted()
         if spent is not None:
             await self.watch.stop_for_budget(spent.reason, parent=None)
@@ -364,14 +366,18 @@ class Manager(Role[ManagerSettings]):
         """The replan budget is spent: the person attached decides (default: stop)."""
         if self.escalating:
             return
-        self.escalating = True
+        self.escalating = True  # the run waits for the person: nothing more is dispatched
         replans = self.budget.settings.replans
+        waiting = Control(action="pause", reason="waiting for a person (escalation)", by="manager")
+        await self.send(waiting, parent=env)
         try:
             choice = await approval.ask_escalation(self.ask_human, critique, replans, parent=env)
         finally:
             self.escalating = False
         if self.finished:
             return
+        resumed = Control(action="resume", reason=f"{choice.reply.by} answered", by="manager")
+        await self.send(resumed, parent=choice.reply.message_id)
         reply = choice.reply
         match choice:
             case approval.Replan(guidance=guidance):
