@@ -19,6 +19,7 @@ from bus.usage import Recall, RecalledLesson, Retry, ToolCall, ToolRequest, Usag
 
 __all__ = [
     "PAYLOAD_TYPES",
+    "REPLANS",
     "Answer",
     "Artifact",
     "Chat",
@@ -98,6 +99,8 @@ class PlanRequest(_Payload):
     attempt: int = Field(default=1, ge=1)
     """Try number for this revision (validation errors send the planner back)."""
     reason: Literal["initial", "invalid", "critique", "rejected", "failure", "escalation"]
+    """Why a plan is asked for; only ``REPLANS`` spend the replan budget (a person's
+    rejection does not: it is their decision, not a loop the critic caught)."""
     goal_inputs: list[str] = []
     """Names of the values the goal provides."""
     roles: list[str] = []
@@ -114,6 +117,10 @@ class PlanRequest(_Payload):
     """Message ids the critique points at."""
     success_criteria: list[str] = []
     """Criteria already agreed (kept across revisions)."""
+
+
+REPLANS = frozenset({"critique", "failure", "escalation"})
+"""The reasons for a plan request that count against ``budgets.replans``."""
 
 
 class Plan(_Payload):

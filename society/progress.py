@@ -12,6 +12,7 @@ from typing import assert_never
 
 from bus import Envelope
 from bus.payloads import (
+    REPLANS,
     Answer,
     Chat,
     Control,
@@ -115,7 +116,7 @@ class RunState:
         p = env.payload
         match p:
             case PlanRequest():
-                if p.reason not in ("initial", "invalid"):
+                if p.reason in REPLANS:
                     self.spend.replans += 1
             case Plan():
                 if not p.error:

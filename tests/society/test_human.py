@@ -109,6 +109,7 @@ async def test_attached_people_reject_remark_and_approve(
     # the planner's reaction: a rejected-plan request carrying the reason, and a new plan
     requests: list[PlanRequest] = payloads(outcome, "plan_request")
     assert [(r.reason, r.revision) for r in requests] == [("initial", 1), ("rejected", 2)]
+    assert outcome.state.replans == 0  # a person's rejection is not a replan the budget pays
     assert requests[1].critique == "alice rejected plan 1: Too broad, just define a prime"
     decisions: list[PlanDecision] = payloads(outcome, "plan_decision")
     assert [(d.revision, d.accepted) for d in decisions] == [(1, False), (2, True)]
