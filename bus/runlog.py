@@ -211,7 +211,7 @@ async def fetch_run(bus: Bus, run_id: str) -> list[LogRecord]:
     An ordered consumer (pushed, unacknowledged, ephemeral) reads it, so reading the log
     needs no pulls or acks: credentials that may read the log cannot touch a work queue.
     """
-    js = bus.nc.jetstream()
+    js = bus.nc.jetstream(timeout=30.0)  # a loaded server answers late, but answers
     pattern = subjects.run_wildcard(run_id)
     records: list[LogRecord] = []
     try:

@@ -214,14 +214,16 @@ class Role(Generic[S]):
         )
 
     async def recall(self, query: str, *, parent: Parent = None) -> list[str]:
-        """Lessons of earlier runs for ``query`` from long-term memory, recorded as a `Recall`
-        in the log (which lessons reach the prompt this is for)."""
+        """Lessons of earlier runs for ``query`` from long-term memory, recorded (when there
+        are any) as a `Recall` in the log: which lessons reach the prompt this is for."""
         memory = self.deps.memory
         if memory is None or self.deps.recall <= 0:
             return []
         hits = memory.search(query, self.deps.recall, before_run=self.run_id)
-        lessons = [RecalledLesson(id=hit.id, text=hit.text) for hit in hits]
-        await self.send(Recall(role=self.name, query=query[:500], lessons=lessons), parent=parent)
+        if hits:  # nothing recalled, nothing reached a prompt: no message
+            lessons = [RecalledLesson(id=hit.id, text=hit.text) for hit in hits]
+            recall = Recall(role=self.name, query=query[:500], lessons=lessons)
+            await self.send(recall, parent=parent)
         return [hit.text for hit in hits]
 
     def checkpoint(self) -> None:

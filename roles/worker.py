@@ -36,6 +36,10 @@ class WorkerRole(Role[S]):
         self._running: dict[str, asyncio.Task[Any]] = {}
         self._cancelled: set[str] = set()
         """Keys of tasks told to stop: their late results are reported as cancelled."""
+        self._withdrawn: dict[str, str] = {}
+        """Task id -> the id of the latest cancel of it: an assignment made before that
+        cancel and not started yet is reported cancelled, never worked on (the cancel and
+        the assignment come by different paths, so either may arrive first)."""
 
     def queues(self) -> list[QueueSpec]:
         """This role's tasks, as many at once as its concurrency."""
@@ -52,6 +56,11 @@ class WorkerRole(Role[S]):
         running = self._running.get(key)
         if running is not None:  # redelivered to us while we still work on it
             await asyncio.wait({running})
+            return
+        withdrawn = self._withdrawn.get(assignment.task.id)
+        if withdrawn is not None and env.id < withdrawn:  # ids sort by creation time
+            cancelled = self._cancelled_result(assignment)
+            await self.send(cancelled, parent=env, task_id=assignment.task.id)
             return
         task = asyncio.current_task()
         assert task is not None
@@ -141,6 +150,8 @@ class WorkerRole(Role[S]):
         elif control.action == "cancel":
             wanted = set(control.task_ids)
             keys = [k for k in self._running if k.split("#")[0] in wanted]
+            for task_id in wanted:
+                self._withdrawn[task_id] = max(env.id, self._withdrawn.get(task_id, ""))
         else:
             return
         for key in keys:

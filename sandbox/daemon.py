@@ -15,7 +15,7 @@ __all__ = ["DEFAULT_SOCKET", "connect", "describe_target"]
 DEFAULT_SOCKET = "unix:///var/run/docker.sock"
 CONNECT_TIMEOUT_S = 10
 """Longest wait for the daemon to answer its first request."""
-API_TIMEOUT_S = 60
+API_TIMEOUT_S = 180
 """Longest wait for any later request (create, start, remove, ...)."""
 
 

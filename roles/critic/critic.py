@@ -145,7 +145,7 @@ class Critic(Role[CriticSettings]):
             critiques = []
             for f in findings:
                 self.reported.update(f.evidence)
-                if self._said_before(f):
+                if self.paused or self._said_before(f):
                     continue
                 critique = Critique(
                     detector=f.detector,

@@ -25,7 +25,7 @@ async def _reachable(endpoint: str, timeout_s: float) -> str | None:
 
 
 async def preflight(
-    factory: ModelFactory, uses: Iterable[tuple[str, str]], *, timeout_s: float = 10.0
+    factory: ModelFactory, uses: Iterable[tuple[str, str]], *, timeout_s: float = 30.0
 ) -> None:
     """Build each (model, role) client and reach each live server; raises
     `ModelConfigError` naming the model, the server and what to do."""

@@ -83,6 +83,10 @@ class AnswerPool:
         self._left.remove(chosen)
         return chosen
 
+    def give_back(self, answer: RecordedAnswer) -> None:
+        """Put back an answer a cancel kept from being given (first in line again)."""
+        self._left.insert(0, answer)
+
 
 Lane = tuple[str, str]
 """(role, task id or '')."""
@@ -174,7 +178,13 @@ class ReplayChatCompletionClient(OfflineClient, Component[ReplayConfig]):
         if chosen.cancelled:
             await asyncio.Event().wait()  # as recorded: no answer until the caller cancels
         if self._config.pace and chosen.latency_s > 0:
-            await asyncio.sleep(chosen.latency_s)  # the recorded timing
+            try:
+                await asyncio.sleep(chosen.latency_s)  # the recorded timing
+            except asyncio.CancelledError:
+                # Cut off before answering: the recording gave this answer to a call that
+                # was not cut off (here a cancel came sooner), so it is still to be given.
+                self.calls.pool(lane).give_back(chosen)
+                raise
         if chosen.error is not None:
             raise ModelCallError(chosen.error)
         usage = RequestUsage(prompt_tokens=chosen.tokens_in, completion_tokens=chosen.tokens_out)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bus import Envelope
+from bus.payloads import Usage
 
 __all__ = ["Canonical", "Divergence", "Lane", "Places", "canonical_stream", "first_divergence"]
 
@@ -36,8 +37,10 @@ class Places:
         self._counts: dict[Lane, int] = defaultdict(int)
 
     def add(self, env: Envelope) -> Place | None:
-        """The place of ``env`` (None for the kinds that are not compared)."""
-        if env.payload.type in _SKIPPED_TYPES:
+        """The place of ``env`` (None for what is not compared: presence, and a model call a
+        cancel cut off — whether it had started when the cancel came is timing, not content)."""
+        p = env.payload
+        if p.type in _SKIPPED_TYPES or (isinstance(p, Usage) and p.cancelled and not p.answer):
             return None
         lane = (env.role, env.task_id or "")
         place = (lane, self._counts[lane])

@@ -63,10 +63,11 @@ class Recorded:
                         tool_calls=p.tool_calls,
                     )
                 )
+        # Cancelled in the recording (with or without a call: a task withdrawn before it
+        # started made none), or never ended: a re-run's call there waits for the cancel.
+        lanes = set(answers) | set(last_status)
         rec.holds = {
-            lane
-            for lane in answers
-            if lane[1] and last_status.get(lane, "cancelled") == "cancelled"
+            lane for lane in lanes if lane[1] and last_status.get(lane, "cancelled") == "cancelled"
         }
         rec.answers = dict(answers)
         requests: dict[str, str] = {}

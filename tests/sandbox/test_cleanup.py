@@ -28,7 +28,7 @@ from sandbox import (
 from sandbox.labels import OWNER
 from tests.sandbox.conftest import label
 
-pytestmark = [pytest.mark.docker, pytest.mark.timeout(90)]
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(300)]
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,13 +63,13 @@ def host_process() -> Iterator[tuple[subprocess.Popen[str], str]]:
     finally:
         if proc.poll() is None:
             proc.kill()
-        proc.communicate(timeout=30)
+        proc.communicate(timeout=120)
 
 
 def wait_removed(client: docker.DockerClient, container_id: str) -> None:
     """Block until Docker has removed the container (bounded by the API timeout)."""
     with contextlib.suppress(docker.errors.NotFound):
-        client.api.wait(container_id, condition="removed", timeout=30)
+        client.api.wait(container_id, condition="removed", timeout=120)
 
 
 async def test_close_removes_every_container(
@@ -125,7 +125,7 @@ def test_ctrl_c_cleans_up(
     ids = proc.stdout.readline().split()
     assert len(ids) == 2, proc.stderr.read() if proc.stderr else ""
     proc.send_signal(signal.SIGINT)
-    proc.wait(timeout=30)
+    proc.wait(timeout=120)
     assert list_containers(docker_client, run=run) == []
 
 
@@ -137,7 +137,7 @@ def test_a_killed_host_leaves_nothing_behind(
     ids = proc.stdout.readline().split()
     assert len(ids) == 2, proc.stderr.read() if proc.stderr else ""
     proc.kill()  # no cleanup code runs: the supervisors see stdin close and their containers go
-    proc.wait(timeout=30)
+    proc.wait(timeout=120)
     for container_id in list_containers(docker_client, run=run):
         wait_removed(docker_client, container_id)
     assert list_containers(docker_client, run=run) == []

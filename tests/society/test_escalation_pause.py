@@ -42,8 +42,12 @@ async def test_an_escalation_pauses_dispatch_critiques_and_lessons_until_answere
 
     if asked_since() < 2:  # the loop goes on inside the researcher's task: two more asks
         await watch.wait_for("chat", lambda c: _asks(c) and asked_since() >= 2)
-    meanwhile = [e.payload.type for e in watch.seen[start:]]
-    assert "task" not in meanwhile and "critique" not in meanwhile and "lesson" not in meanwhile
+    before = {e.id for e in watch.seen[:start]}
+    meanwhile = watch.seen[start:]
+    assert not [e for e in meanwhile if e.payload.type == "task"]  # nothing dispatched
+    # a critique or lesson still under way when the pause came is about what came before it
+    caused = [e for e in meanwhile if e.payload.type in ("critique", "lesson")]
+    assert all(e.parent_id in before for e in caused), [(e.payload, e.parent_id) for e in caused]
     reply = Answer(question_id=asked.payload.question_id, text="stop", by="dana")
     await watch.send("human/dana", reply, parent_id=asked.id)
     outcome = await asyncio.wait_for(run, 60)

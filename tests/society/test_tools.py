@@ -74,7 +74,7 @@ async def test_the_researcher_reads_a_page_with_mcp_fetch_and_the_rerun_is_ident
     assert report.divergence is None, report.divergence
 
 
-def misbehaving(tools: str, calls: str, timeout_s: float = 2.0) -> str:
+def misbehaving(tools: str, calls: str, timeout_s: float = 10.0) -> str:
     return f"""
 name: misbehaving_tools
 goal: {{text: Call the test tools.}}
