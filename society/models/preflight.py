@@ -7,18 +7,30 @@ import asyncio
 from collections.abc import Iterable
 
 import httpx
+import structlog
 
 from society.errors import ModelConfigError
 from society.models.factory import ModelFactory
 
 __all__ = ["preflight"]
 
+log = structlog.get_logger("models")
+
+
+BUSY_S = 5.0
+"""How long a server that took the connection may take to answer before it counts as up
+but busy (a local server generating for someone else answers nothing meanwhile)."""
+
 
 async def _reachable(endpoint: str, timeout_s: float) -> str | None:
-    """None when a server answers HTTP at ``endpoint`` (any status), else why not."""
+    """None when a server at ``endpoint`` takes the connection (and answers HTTP, any
+    status, or is too busy to answer soon), else why not."""
+    timeout = httpx.Timeout(timeout_s, read=BUSY_S)
     try:
-        async with httpx.AsyncClient(timeout=timeout_s, trust_env=False) as client:
+        async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:
             await client.get(f"{endpoint}/models")
+    except httpx.ReadTimeout:
+        log.info("model server busy; going on", endpoint=endpoint)  # it is there
     except httpx.HTTPError as exc:
         return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
     return None
