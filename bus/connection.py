@@ -31,16 +31,16 @@ from pydantic import ValidationError
 
 from bus import subjects
 from bus.authority import misfit
+from bus.deadletters import dead_letter, short_error
 from bus.envelope import Envelope, encode, encode_new, subject_for, subject_of
 from bus.errors import (
     BusClosedError,
     BusConnectError,
     BusError,
     BusPermissionError,
-    SubjectError,
 )
 from bus.options import ConnectOptions
-from bus.payloads import DeadLetter, Payload
+from bus.payloads import Payload
 from bus.refusals import Refusals
 
 __all__ = ["Bus", "BusState", "ConnectOptions", "Handler", "Subscription"]
@@ -371,21 +371,8 @@ class Bus:
 
     def _dead_letter(self, subject: str, data: bytes, error: str) -> None:
         log.warning("dead-lettered a message", bus=self.name, subject=subject, error=error)
-        try:
-            run_id = subjects.parse(subject).run_id
-        except SubjectError:
-            run_id = "unknown"
-        envelope = Envelope.new(
-            run_id,
-            self.sender,
-            DeadLetter(
-                subject=subject,
-                raw=data[:65536].decode("utf-8", "replace"),
-                error=error,
-                receiver=self.name,
-            ),
-        )
-        task = asyncio.get_running_loop().create_task(self.publish(envelope))
+        letter = dead_letter(subject, data, error, sender=self.sender, receiver=self.name)
+        task = asyncio.get_running_loop().create_task(self.publish(letter))
         task.add_done_callback(_log_task_error)
 
     # -- connection events ------------------------------------------------------------------
@@ -417,18 +404,6 @@ class Bus:
         self._background.discard(task)
         if not task.cancelled() and task.exception() is not None:
             log.warning("reconnect callback failed", bus=self.name, error=repr(task.exception()))
-
-
-def short_error(exc: ValidationError) -> str:
-    """The first few errors of a validation failure, on one line."""
-    parts = []
-    for err in exc.errors()[:5]:
-        loc = ".".join(str(p) for p in err["loc"]) or "(message)"
-        parts.append(f"{loc}: {err['msg']}")
-    more = exc.error_count() - 5
-    if more > 0:
-        parts.append(f"... and {more} more")
-    return "; ".join(parts)
 
 
 def _log_task_error(task: asyncio.Task[None]) -> None:

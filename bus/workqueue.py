@@ -40,7 +40,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bus import subjects
 from bus.authority import misfit
-from bus.connection import Bus, short_error
+from bus.connection import Bus
+from bus.deadletters import short_error
 from bus.envelope import Envelope, decode
 from bus.errors import BusError, BusPermissionError, RunLogError
 from bus.payloads import DeadLetter

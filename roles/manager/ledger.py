@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
-from bus.payloads import Artifact
+from bus.payloads import Artifact, TaskResult
 
 __all__ = ["InFlight", "Ledger"]
 
@@ -26,6 +26,16 @@ class InFlight:
     revision: int
     started: float = field(default_factory=time.monotonic)
     role: str = ""
+
+    def timed_out(self, limit_s: float) -> TaskResult:
+        """The failed result this attempt gets when no result came within ``limit_s``."""
+        return TaskResult(
+            task_id=self.task_id,
+            role="manager",
+            attempt=self.attempt,
+            status="failed",
+            error=f"no result within {limit_s:g}s",
+        )
 
 
 @dataclass

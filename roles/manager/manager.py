@@ -394,17 +394,9 @@ class Manager(Role[ManagerSettings]):
 
     async def _time_out(self, flight: InFlight) -> None:
         """A task past its timeout: cancel it and fail this attempt."""
-        limit = self.settings.task_timeout_s
         cancel = Control(action="cancel", reason="task timeout", task_ids=[flight.task_id])
         await self.send(cancel)
-        timeout = TaskResult(
-            task_id=flight.task_id,
-            role="manager",
-            attempt=flight.attempt,
-            status="failed",
-            error=f"no result within {limit:g}s",
-        )
-        await self._apply(None, flight, timeout)
+        await self._apply(None, flight, flight.timed_out(self.settings.task_timeout_s))
 
     # -- the end -------------------------------------------------------------------------------
 
