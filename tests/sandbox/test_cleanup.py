@@ -69,7 +69,7 @@ def host_process() -> Iterator[tuple[subprocess.Popen[str], str]]:
 def wait_removed(client: docker.DockerClient, container_id: str) -> None:
     """Block until Docker has removed the container (bounded by the API timeout)."""
     with contextlib.suppress(docker.errors.NotFound):
-        client.api.wait(container_id, condition="removed", timeout=120)
+        client.api.wait(container_id, condition="removed", timeout=240)
 
 
 async def test_close_removes_every_container(
