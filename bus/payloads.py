@@ -313,14 +313,17 @@ class Lesson(_Payload):
 
 
 class Control(_Payload):
-    """Steering the run: pause, resume, abort; budget exhaustion; task cancellation."""
+    """Steering the run: pause, resume, abort; budget exhaustion; task cancellation; and
+    ``resumed``: the run's processes had stopped and `society resume` continued it."""
 
     CHANNEL: ClassVar[Channel] = Channel.CONTROL
     type: Literal["control"] = "control"
-    action: Literal["pause", "resume", "abort", "budget_exhausted", "cancel"]
+    action: Literal["pause", "resume", "abort", "budget_exhausted", "cancel", "resumed"]
     reason: str = ""
     by: str = ""
     task_ids: list[str] = []
+    timeout_s: float | None = None
+    """A cancel of tasks that ran past this timeout (their attempts failed)."""
 
 
 class Presence(_Payload):

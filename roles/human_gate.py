@@ -129,17 +129,43 @@ class HumanGate:
             qmid = await self.bus.send(
                 self.run_id, self.sender, question, parent_id=parent_id, task_id=task_id
             )
-            try:
-                async with asyncio.timeout(timeout):
-                    env = await asyncio.shield(future)
-            except TimeoutError:
-                if (
-                    not future.done()
-                ):  # settled here, before any await: a late answer is a duplicate
-                    return await self._default(qid, kind, default, timeout, qmid, task_id)
-                env = future.result()
+            return await self._wait(question, future, qmid, task_id)
         finally:
             self._waiting.pop(qid, None)
+
+    async def wait_again(self, question: Envelope, answer: Envelope | None = None) -> HumanReply:
+        """Wait (a full timeout again) for an answer to a question asked before the run's
+        processes stopped; ``answer`` is one the log already holds."""
+        q = question.payload
+        assert isinstance(q, Question)
+        future: asyncio.Future[Envelope] = asyncio.get_running_loop().create_future()
+        self._waiting[q.question_id] = (future, q.kind)
+        if answer is not None:
+            future.set_result(answer)
+        try:
+            return await self._wait(q, future, question.id, question.task_id)
+        finally:
+            self._waiting.pop(q.question_id, None)
+
+    def skip_asked(self, count: int) -> None:
+        """Questions 1..``count`` of this sender were asked before a resume (ids go on)."""
+        self._ids = itertools.count(count + 1)
+
+    async def _wait(
+        self,
+        question: Question,
+        future: asyncio.Future[Envelope],
+        qmid: str,
+        task_id: str | None,
+    ) -> HumanReply:
+        qid, kind, timeout = question.question_id, question.kind, question.timeout_s
+        try:
+            async with asyncio.timeout(timeout):
+                env = await asyncio.shield(future)
+        except TimeoutError:
+            if not future.done():  # settled here, before any await: a late answer is a duplicate
+                return await self._default(qid, kind, question.default, timeout, qmid, task_id)
+            env = future.result()
         answer = env.payload
         assert isinstance(answer, Answer)
         return HumanReply(

@@ -26,6 +26,7 @@ from society.cli_support import (
     fail,
     guarded,
     load_or_exit,
+    or_exit,
     out,
     run_async,
 )
@@ -202,6 +203,36 @@ def run(
         human=(name or "") if human else None,
         workers=workers,  # type: ignore[arg-type]
         stream_replicas=stream_replicas,
+    )
+    outcome = guarded(lambda: run_scenario(loaded, options, err))
+    raise typer.Exit(outcome.exit_code)
+
+
+@app.command()
+def resume(
+    run_id: Annotated[str, typer.Argument(help="The run to continue")],
+    runs_dir: Annotated[Path, typer.Option(help="Where run folders are")] = Path("runs"),
+    nats: Annotated[
+        str | None,
+        typer.Option("--nats", envvar="SOCIETY_NATS", help="The NATS server the run used"),
+    ] = None,
+    human: Annotated[
+        bool, typer.Option("--human", help="Take part as the human from this terminal")
+    ] = False,
+    name: Annotated[str | None, typer.Option(help="Your name with --human")] = None,
+) -> None:
+    """Continue a run whose processes stopped (killed, crashed, parked) from its log: what
+    has a result is never done again. Exit codes as for `society run`; 0 if it had finished."""
+    from society.resumption import run_scenario_of
+    from society.runner import RunOptions, run_scenario
+
+    loaded = or_exit(lambda: run_scenario_of(runs_dir / run_id))
+    options = RunOptions(
+        nats_url=nats,
+        runs_dir=runs_dir,
+        run_id=run_id,
+        human=(name or "") if human else None,
+        resume=True,
     )
     outcome = guarded(lambda: run_scenario(loaded, options, err))
     raise typer.Exit(outcome.exit_code)

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import structlog
 
 from bus import Bus, BusError, ConnectOptions, Envelope, runlog, subjects, workqueue
+from bus.logfile import LogRecord
 from bus.payloads import Control, Final, Goal
 from roles.base import Role
 from society.live import LiveView
@@ -84,6 +85,24 @@ class RunObserver:
         for record in await runlog.fetch_run(self.bus, self.run_id):
             if record.envelope is not None:
                 await self._observe(record.envelope)
+
+    async def log_so_far(self) -> list[LogRecord]:
+        """The run's log so far (a resumed run)."""
+        return await runlog.fetch_run(self.bus, self.run_id)
+
+    async def take_in(self, envelopes: list[Envelope]) -> None:
+        """Messages of the log so far, seen as if they had been followed live."""
+        for env in envelopes:
+            await self._observe(env)
+
+    async def resumed(self, messages: int, before: int) -> None:
+        """Mark in the log where the run was continued (a re-run leaves out what the stop
+        cut off before it)."""
+        times = f" (resumed {before} times before)" if before else ""
+        reason = f"continued after {messages} messages{times}"
+        await self.bus.send(
+            self.run_id, "runner/0", Control(action="resumed", reason=reason, by="runner")
+        )
 
     async def send_goal(self, goal: Goal) -> None:
         """Start the run."""

@@ -32,6 +32,8 @@ from bus.payloads import Final, Goal
 from roles.base import Role
 from roles.budget import BudgetGuard
 from roles.execution import CodeRunner
+from roles.manager.manager import Manager
+from roles.manager.restore import Restored, rebuild, resume
 from roles.memory import Corpus, Memory
 from society.artifacts import restore_artifacts
 from society.assembly import (
@@ -53,6 +55,7 @@ from society.models.spec import ModelSpec
 from society.observer import RunObserver, to_the_end
 from society.progress import RunState
 from society.redact import redact
+from society.resumption import Stopped, answers_to_serve_again, remaining_script
 from society.scenario import WORKER_ROLES, Scenario
 from society.terminal_text import safe_line
 from society.tools import Tools
@@ -107,6 +110,8 @@ class RunOptions:
     """Run every role here, or only the manager and wait for `society worker` processes."""
     stream_replicas: int = 1
     """Replicas of the run-log stream when this run creates it (3 on a 3-node cluster)."""
+    resume: bool = False
+    """Continue run ``run_id``, whose processes stopped, from its log (`society resume`)."""
 
 
 @dataclass
@@ -118,10 +123,14 @@ class RunOutcome:
     final: Final | None
     log_path: Path | None
     state: RunState
+    already_finished: bool = False
+    """A resume found the run finished: nothing was done."""
 
     @property
     def exit_code(self) -> int:
-        """0 when the run succeeded, else 1."""
+        """0 when the run succeeded (or a resume found it finished), else 1."""
+        if self.already_finished:
+            return 0
         return 0 if self.final is not None and self.final.status == "succeeded" else 1
 
 
@@ -154,6 +163,7 @@ async def run_scenario(
     state = RunState(run_id)
     limits = scenario.budgets.limits()
     roles: list[Role[Any]] = []
+    already_finished = False
 
     log_path = run_dir / "log.jsonl"
     try:
@@ -168,7 +178,23 @@ async def run_scenario(
             )
             await observer.start(replicas=options.stream_replicas)
             stack.push_async_callback(_export_once, observer, roles, log_path)
+            stopped = (
+                await _where_it_stopped(observer, factory, scenario) if options.resume else None
+            )
+            if stopped is not None and stopped.final is not None:
+                already_finished = True
+                status = stopped.final.status
+                console.print(f"run {run_id} had already finished ({status}): nothing to resume")
+                console.print(f"[dim]log: {log_path}[/]", highlight=False)
+                await _export_once(observer, roles, log_path)
+                return _outcome(run_id, run_dir, state, log_path, already_finished)
+            resuming = stopped is not None and stopped.goal is not None
+            if stopped is not None and resuming:
+                await observer.resumed(len(stopped.envelopes), stopped.resumes)
             shared = await _collaborators(stack, scenario, options, run_dir, run_id, console)
+            if stopped is not None:
+                stopped.seed(shared.guard)
+            restored: Restored | None = None
             for name in ROLE_CLASSES:
                 if external and name != "manager":
                     continue
@@ -184,6 +210,8 @@ async def run_scenario(
                         run_dir=run_dir,
                         shared=shared,
                     )
+                    if isinstance(role, Manager) and stopped is not None and resuming:
+                        restored = rebuild(role, stopped.envelopes)
                     await role.start()
                     roles.append(role)
                     stack.push_async_callback(role.stop)
@@ -198,6 +226,8 @@ async def run_scenario(
             else:
                 where = f" --nats {url}" if options.nats_url else f" --runs-dir {options.runs_dir}"
                 console.print(f"[dim]take part: society attach {run_id}{where}[/]", highlight=False)
+                again = f"society resume {run_id}{where}"
+                console.print(f"[dim]if this process dies: {again}[/]", highlight=False)
             goal = Goal(
                 text=scenario.goal.text,
                 inputs=scenario.goal.inputs,
@@ -205,7 +235,11 @@ async def run_scenario(
                 origin=options.origin,
             )
             with view:
-                await observer.send_goal(goal)
+                manager = next((r for r in roles if isinstance(r, Manager)), None)
+                if manager is not None and restored is not None:
+                    await resume(manager, restored)
+                else:
+                    await observer.send_goal(goal)
                 wall = scenario.budgets.wall_s
                 try:
                     await observer.wait_final(None if wall is None else wall + options.grace_s)
@@ -216,13 +250,36 @@ async def run_scenario(
             await _export_once(observer, roles, log_path)
 
     finally:  # interrupted or not: the summary of what happened, with the log
-        outcome = RunOutcome(run_id, run_dir, state.final, log_path, state)
-        _write_json(run_dir / "summary.json", _summary(outcome))
+        outcome = _outcome(run_id, run_dir, state, log_path, already_finished)
     if external and state.final is not None:  # the coders wrote them on their machines
         restore_artifacts(logfile.read_jsonl(log_path).records, state.final, run_dir)
     if options.live:
         render_summary(console, state, run_dir, log_path, limits)
     return outcome
+
+
+def _outcome(
+    run_id: str, run_dir: Path, state: RunState, log_path: Path, already_finished: bool
+) -> RunOutcome:
+    """The outcome, also written to ``summary.json``."""
+    outcome = RunOutcome(run_id, run_dir, state.final, log_path, state, already_finished)
+    _write_json(run_dir / "summary.json", _summary(outcome))
+    return outcome
+
+
+async def _where_it_stopped(
+    observer: RunObserver, factory: ModelFactory, scenario: Scenario
+) -> Stopped:
+    """A resumed run's log so far (taken into the live view), with the models set to go on
+    where it stopped."""
+    records = await observer.log_so_far()
+    stopped = Stopped.of(records)
+    await observer.take_in(stopped.envelopes)
+    if stopped.goal is not None:
+        served = [r.envelope for r in records if r.envelope is not None]  # cut off or not
+        script = remaining_script(scenario.scripted_answers(), served)
+        factory.continue_from(answers_to_serve_again(records), script)
+    return stopped
 
 
 async def _export_once(observer: RunObserver, roles: list[Role[Any]], log_path: Path) -> None:
@@ -282,7 +339,8 @@ async def _collaborators(
         else options.runs_dir / "memory"
     )
     memory_dir.mkdir(parents=True, exist_ok=True)
-    if (memory_dir / "memory.sqlite3").exists():  # what recall will see, for exact re-runs
+    first_start = not options.resume
+    if first_start and (memory_dir / "memory.sqlite3").exists():  # recall's, for exact re-runs
         shutil.copyfile(memory_dir / "memory.sqlite3", run_dir / "memory-at-start.sqlite3")
     memory = Memory(memory_dir.resolve())
     stack.callback(memory.close)

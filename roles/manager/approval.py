@@ -44,6 +44,7 @@ __all__ = [
     "describe_plan",
     "escalation_choice",
     "escalation_question",
+    "escalation_why",
     "plan_verdict",
 ]
 
@@ -135,15 +136,21 @@ def critique_step(
     """What a critique of the current plan makes the manager do."""
     if critique.verdict == "ok" or (critique.revision and critique.revision < revision):
         return Ignore()  # nothing wrong, or about a plan that has been replaced already
-    why = f"critic ({critique.detector}): {critique.summary}"
-    if critique.recommendation:
-        why += f" Recommendation: {critique.recommendation}"
+    why = escalation_why(critique)
     if can_replan:
         return Revise(why)
     if escalate and attached:
         return Escalate(why)
     unasked = " (no human attached to escalate to)" if escalate else ""
     return StopRun(budget_stop_reason(critique, replans) + unasked)
+
+
+def escalation_why(critique: Critique) -> str:
+    """Why a critique makes the manager replan or ask a person."""
+    why = f"critic ({critique.detector}): {critique.summary}"
+    if critique.recommendation:
+        why += f" Recommendation: {critique.recommendation}"
+    return why
 
 
 def describe_plan(plan: Plan, check: PlanCheck) -> str:

@@ -60,6 +60,11 @@ class Ledger:
         """The assignment a result answers, taken out of flight (None: unknown or answered)."""
         return self.inflight.pop(assignment_id or "", None)
 
+    def take(self, task_ids: list[str]) -> list[InFlight]:
+        """The assignments in flight for these tasks, taken out of flight."""
+        found = [mid for mid, f in self.inflight.items() if f.task_id in task_ids]
+        return [self.inflight.pop(mid) for mid in found]
+
     def values(self, given: dict[str, JsonValue]) -> dict[str, JsonValue]:
         """Every value a task may take as input: the goal's, then every completed output."""
         values = dict(given)

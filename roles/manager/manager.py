@@ -3,13 +3,10 @@ far as the roles' capacity allows, collects results, replans on failure or criti
 budgets, and publishes the final message. Every decision is a message in the log.
 
 Its parts decide and return values it acts on (`planning`, `tasks`, `approval` for a
-person's answers, `watch` for budgets and the clock); the bookkeeping is the `Ledger`.
-Uses: the budgets, the configured capacity, memory and recall, the human settings.
-
-Plans and results arrive through work queues (nothing is lost while the manager is
-disconnected); a result is applied once, by the assignment it answers, so a duplicate
-from a redelivered task changes nothing. Presence gives the roles' live capacity, and a
-needed role nobody serves fails the run after the presence wait.
+person's answers, `watch` for budgets and the clock, `restore` for a resumed run); the
+bookkeeping is the `Ledger`. Plans and results arrive through work queues; a result is
+applied once, by the assignment it answers, so a redelivered task's duplicate changes
+nothing. A needed role nobody serves fails the run after the presence wait.
 """
 
 from __future__ import annotations
@@ -35,6 +32,7 @@ from roles.base import Role
 from roles.budget import BudgetTracker
 from roles.context import RoleContext
 from roles.manager import approval
+from roles.manager.approval import AskHuman
 from roles.manager.final import final_message
 from roles.manager.graph import PlanCheck
 from roles.manager.ledger import InFlight, Ledger
@@ -67,6 +65,8 @@ class Manager(Role[ManagerSettings]):
         self.paused = False
         self.finished = False
         self.escalating = False
+        self.handled: set[str] = set()
+        """Plans and critiques acted on before a resume (their redelivery is skipped)."""
         self.presence = PresenceRegistry(ctx.presence)
         self.watch = Watch(
             self.settings,
@@ -97,7 +97,7 @@ class Manager(Role[ManagerSettings]):
 
     async def handle(self, env: Envelope) -> None:
         """Route by payload type."""
-        if self.finished:
+        if self.finished or env.id in self.handled:
             return
         p = env.payload
         match p:
@@ -113,22 +113,13 @@ class Manager(Role[ManagerSettings]):
                 await self.on_critique(env, p)
             case Presence():
                 await self.on_presence(env, p)
-            case (
-                payloads.PlanRequest()
-                | payloads.PlanDecision()
-                | payloads.TaskAssignment()
-                | payloads.ExecRequest()
-                | payloads.ExecResult()
-                | payloads.Question()
-                | payloads.Answer()
-                | payloads.Chat()
-                | payloads.Rating()
-                | payloads.Lesson()
-                | payloads.Recall()
-                | Control()
-                | payloads.Final()
-                | payloads.DeadLetter()
-            ):
+            case payloads.PlanRequest() | payloads.PlanDecision() | payloads.TaskAssignment():
+                pass
+            case payloads.ExecRequest() | payloads.ExecResult() | payloads.Question():
+                pass
+            case payloads.Answer() | payloads.Chat() | payloads.Rating() | payloads.Lesson():
+                pass
+            case payloads.Recall() | Control() | payloads.Final() | payloads.DeadLetter():
                 pass
             case _:
                 assert_never(p)
@@ -212,14 +203,17 @@ class Manager(Role[ManagerSettings]):
                     await self.request_plan("invalid", parent=env, errors=decision.errors)
             case Valid(check=check) as valid:
                 if self.human.settings.plan_approval:
-                    self.spawn(self._approve(env, plan, check), name="manager-plan-approval")
+                    self.spawn(self.approve(env, plan, check), name="manager-plan-approval")
                     return
                 await self.send(valid.decision(plan.revision), parent=env)
                 await self.accept(env, plan, check)
 
-    async def _approve(self, env: Envelope, plan: Plan, check: PlanCheck) -> None:
-        """Ask a person to approve a valid plan, then act on the verdict."""
-        verdict = await approval.ask_approval(self.ask_human, plan, check, parent=env)
+    async def approve(
+        self, env: Envelope, plan: Plan, check: PlanCheck, *, ask: AskHuman | None = None
+    ) -> None:
+        """Ask a person to approve a valid plan (``ask``: wait for a question asked before a
+        resume), then act on the verdict."""
+        verdict = await approval.ask_approval(ask or self.ask_human, plan, check, parent=env)
         if self.finished or plan.revision != self.revision:
             return
         decided = verdict.reply.message_id
@@ -234,16 +228,20 @@ class Manager(Role[ManagerSettings]):
 
     async def accept(self, env: Envelope, plan: Plan, check: PlanCheck) -> None:
         """Schedule an accepted plan and start dispatching."""
+        self.schedule(plan, check)
+        if not check.tasks:
+            await self.finish("succeeded", "every task of the plan was already done", parent=env)
+            return
+        await self.dispatch()
+
+    def schedule(self, plan: Plan, check: PlanCheck) -> None:
+        """Make an accepted plan's tasks the schedule."""
         assert self.goal is not None
         self.planning.accepted(plan)
         capacity = self.presence.capacities(self.capacity)
         values = self.ledger.values(self.goal.inputs)
         self.scheduler = Scheduler(check.tasks, capacity, values, check.aliases)
         self.ledger.failed = {}
-        if not check.tasks:
-            await self.finish("succeeded", "every task of the plan was already done", parent=env)
-            return
-        await self.dispatch()
 
     # -- dispatching ---------------------------------------------------------------------------
 
@@ -356,22 +354,28 @@ class Manager(Role[ManagerSettings]):
             case approval.Revise(why=why):
                 await self.replan("critique", why, parent=env, evidence=critique.evidence)
             case approval.Escalate(why=why):
-                self.spawn(self._escalate(env, critique, why), name="manager-escalation")
+                self.spawn(self.escalate(env, critique, why), name="manager-escalation")
             case approval.StopRun(reason=reason):
                 await self.finish("budget_exhausted", reason, parent=env)
             case approval.Ignore():
                 pass
 
-    async def _escalate(self, env: Envelope, critique: Critique, why: str) -> None:
-        """The replan budget is spent: the person attached decides (default: stop)."""
-        if self.escalating:
+    async def escalate(
+        self, env: Envelope, critique: Critique, why: str, *, ask: AskHuman | None = None
+    ) -> None:
+        """The replan budget is spent: the person attached decides (default: stop). With
+        ``ask``, the run already waits for a question asked before a resume."""
+        if self.escalating and ask is None:
             return
         self.escalating = True  # the run waits for the person: nothing more is dispatched
         replans = self.budget.settings.replans
-        waiting = Control(action="pause", reason="waiting for a person (escalation)", by="manager")
-        await self.send(waiting, parent=env)
+        if ask is None:
+            why_paused = "waiting for a person (escalation)"
+            await self.send(Control(action="pause", reason=why_paused, by="manager"), parent=env)
         try:
-            choice = await approval.ask_escalation(self.ask_human, critique, replans, parent=env)
+            choice = await approval.ask_escalation(
+                ask or self.ask_human, critique, replans, parent=env
+            )
         finally:
             self.escalating = False
         if self.finished:
@@ -394,9 +398,12 @@ class Manager(Role[ManagerSettings]):
 
     async def _time_out(self, flight: InFlight) -> None:
         """A task past its timeout: cancel it and fail this attempt."""
-        cancel = Control(action="cancel", reason="task timeout", task_ids=[flight.task_id])
-        await self.send(cancel)
-        await self._apply(None, flight, flight.timed_out(self.settings.task_timeout_s))
+        limit = self.settings.task_timeout_s
+        ids = [flight.task_id]
+        await self.send(
+            Control(action="cancel", reason="task timeout", task_ids=ids, timeout_s=limit)
+        )
+        await self._apply(None, flight, flight.timed_out(limit))
 
     # -- the end -------------------------------------------------------------------------------
 

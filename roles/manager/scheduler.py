@@ -97,6 +97,18 @@ class Scheduler:
             batch.append(st.spec)
         return batch
 
+    def start(self, tid: str) -> None:
+        """Mark a task running that was dispatched before (a manager rebuilt from its log)."""
+        st = self.status.get(tid)
+        if st is None or st.state is TaskState.RUNNING:
+            return
+        heap = self._ready.get(st.spec.role, [])
+        heap[:] = [item for item in heap if item[1] != tid]
+        heapq.heapify(heap)
+        st.state = TaskState.RUNNING
+        st.attempts += 1
+        self.busy[st.spec.role] = self.busy.get(st.spec.role, 0) + 1
+
     def inputs_for(self, spec: TaskSpec) -> dict[str, JsonValue]:
         """The values of a task's inputs."""
         return {name: self.values.get(name) for name in spec.inputs}

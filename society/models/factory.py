@@ -87,7 +87,16 @@ class ModelFactory:
         """Recorded answers: a re-run (or fork) serves these first."""
         self.live_after_recorded = live_after_recorded
         self.pace = pace
+        self.in_step = True
         self._limiters: dict[str, RateLimiter] = {}
+
+    def continue_from(
+        self, recorded: RecordedCalls, script: dict[str, list[ScriptedAnswer]]
+    ) -> None:
+        """A resumed run: a call the stop cut off is answered as recorded (same request),
+        every other call live; ``script`` is what the scripted answers have left."""
+        self.recorded, self.live_after_recorded, self.pace = recorded, True, False
+        self.script, self.in_step = script, False
 
     def build(self, model_name: str, role: str) -> ModelAccess:
         """The model access for ``role`` using the scenario's model ``model_name``."""
@@ -105,6 +114,7 @@ class ModelFactory:
                 pace=self.pace,
                 fallback=live.client if live is not None else None,
                 calls=self.recorded,
+                in_step=self.in_step,
             ),
         )
 

@@ -133,12 +133,16 @@ class ReplayChatCompletionClient(OfflineClient, Component[ReplayConfig]):
         pace: bool = True,
         fallback: ChatCompletionClient | None = None,
         calls: RecordedCalls | None = None,
+        in_step: bool = True,
     ) -> None:
         super().__init__(model)
         self._config = ReplayConfig(answers=list(answers), model=model, name=name, pace=pace)
         self._by_task = calls is not None
         self.calls = calls or RecordedCalls({(name, ""): list(answers)})
         self.fallback = fallback
+        self.in_step = in_step
+        """Keep a scripted fallback in step with the answers served (a fork); a resumed run's
+        script was already moved past what the log served."""
 
     def _lane(self) -> Lane:
         return (self._config.name, (call_task.get() or "") if self._by_task else "")
@@ -152,7 +156,7 @@ class ReplayChatCompletionClient(OfflineClient, Component[ReplayConfig]):
         chosen = self.calls.pool(lane).take(fp, strict=True)
         if chosen is None:
             return await self.fallback.create(messages, **kwargs)
-        if isinstance(self.fallback, ScriptedChatCompletionClient):
+        if self.in_step and isinstance(self.fallback, ScriptedChatCompletionClient):
             self.fallback.skip(messages)
         return self._result(*await self._serve(chosen, lane))
 

@@ -28,6 +28,7 @@ from society.models.spec import ModelSpec
 from society.replay.compare import Divergence, first_divergence
 from society.replay.people import PeopleReplay
 from society.replay.recorded import Recorded
+from society.replay.resumed import uncut
 from society.replay.sandbox import ReplaySandbox
 from society.replay.source import LogSource
 from society.runner import (
@@ -145,17 +146,18 @@ async def rerun(
 ) -> RerunReport:
     """Run the recorded scenario again from the log and compare the two streams."""
     _usable(source)
-    recorded = Recorded.from_records(source.records)
+    records = uncut(source.records)  # a resumed run, as if it had not stopped
+    recorded = Recorded.from_records(records)
     scenario = _scenario(source, recorded)
     opts = _prepare(source, options, scenario.name)
     opts = _replaying(recorded, opts, live=False, pace=pace, run_dir=source.run_dir)
-    opts = replace(opts, companions=[*opts.companions, _people(source.records, pace)])
+    opts = replace(opts, companions=[*opts.companions, _people(records, pace)])
     outcome = await run_scenario(scenario, opts, console)
     if outcome.log_path is None:
         msg = "the re-run wrote no log"
         raise RunError(msg)
     new = read_jsonl(outcome.log_path).records
-    return RerunReport(outcome, first_divergence(numbered(source.records), numbered(new)))
+    return RerunReport(outcome, first_divergence(numbered(records), numbered(new)))
 
 
 async def fork(
