@@ -48,7 +48,9 @@ class Stopped:
     def of(cls, records: Sequence[LogRecord]) -> Stopped:
         """Read from the run's log: what counts is what an uninterrupted run would have
         said (work a stop cut off is done again, so its spend counts once)."""
-        envs = [r.envelope for r in uncut(records, marks=True, stopped=True) if r.envelope is not None]
+        envs = [
+            r.envelope for r in uncut(records, marks=True, stopped=True) if r.envelope is not None
+        ]
         goal = next((e for e in envs if isinstance(e.payload, Goal)), None)
         final = next((e.payload for e in envs if isinstance(e.payload, Final)), None)
         return cls(envs, goal, final)

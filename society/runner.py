@@ -14,7 +14,6 @@ With ``workers="external"`` it starts only the manager: the other roles are
 from __future__ import annotations
 
 import asyncio
-import json
 import secrets
 import shutil
 import time
@@ -28,7 +27,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from bus import ConnectOptions, EmbeddedServer, logfile, subjects
-from bus.payloads import Final, Goal
+from bus.payloads import Goal
 from roles.base import Role
 from roles.budget import BudgetGuard
 from roles.execution import CodeRunner
@@ -53,6 +52,7 @@ from society.models.preflight import preflight
 from society.models.prices import price_for
 from society.models.spec import ModelSpec
 from society.observer import RunObserver, to_the_end
+from society.outcome import RunOutcome, write_json, write_outcome
 from society.progress import RunState
 from society.redact import redact
 from society.resumption import Stopped, answers_to_serve_again, remaining_script
@@ -114,32 +114,8 @@ class RunOptions:
     """Continue run ``run_id``, whose processes stopped, from its log (`society resume`)."""
 
 
-@dataclass
-class RunOutcome:
-    """What a run produced and where."""
-
-    run_id: str
-    run_dir: Path
-    final: Final | None
-    log_path: Path | None
-    state: RunState
-    already_finished: bool = False
-    """A resume found the run finished: nothing was done."""
-
-    @property
-    def exit_code(self) -> int:
-        """0 when the run succeeded (or a resume found it finished), else 1."""
-        if self.already_finished:
-            return 0
-        return 0 if self.final is not None and self.final.status == "succeeded" else 1
-
-
 def _default_models(scenario: Scenario, models: dict[str, ModelSpec]) -> ModelFactory:
     return ModelFactory(models, scenario.scripted_answers())
-
-
-def _write_json(path: Path, data: Any) -> None:
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 async def run_scenario(
@@ -159,7 +135,7 @@ async def run_scenario(
     run_dir = (options.runs_dir / run_id).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     scenario_doc = redact({**scenario.model_dump(mode="json"), "base_dir": str(scenario.base_dir)})
-    _write_json(run_dir / "scenario.json", scenario_doc)
+    write_json(run_dir / "scenario.json", scenario_doc)
     state = RunState(run_id)
     limits = scenario.budgets.limits()
     roles: list[Role[Any]] = []
@@ -187,7 +163,7 @@ async def run_scenario(
                 console.print(f"run {run_id} had already finished ({status}): nothing to resume")
                 console.print(f"[dim]log: {log_path}[/]", highlight=False)
                 await _export_once(observer, roles, log_path)
-                return _outcome(run_id, run_dir, state, log_path, already_finished)
+                return write_outcome(run_id, run_dir, state, log_path, already_finished)
             resuming = stopped is not None and stopped.goal is not None
             if stopped is not None and resuming:
                 await observer.resumed(len(stopped.envelopes), stopped.resumes)
@@ -250,20 +226,11 @@ async def run_scenario(
             await _export_once(observer, roles, log_path)
 
     finally:  # interrupted or not: the summary of what happened, with the log
-        outcome = _outcome(run_id, run_dir, state, log_path, already_finished)
+        outcome = write_outcome(run_id, run_dir, state, log_path, already_finished)
     if external and state.final is not None:  # the coders wrote them on their machines
         restore_artifacts(logfile.read_jsonl(log_path).records, state.final, run_dir)
     if options.live:
         render_summary(console, state, run_dir, log_path, limits)
-    return outcome
-
-
-def _outcome(
-    run_id: str, run_dir: Path, state: RunState, log_path: Path, already_finished: bool
-) -> RunOutcome:
-    """The outcome, also written to ``summary.json``."""
-    outcome = RunOutcome(run_id, run_dir, state.final, log_path, state, already_finished)
-    _write_json(run_dir / "summary.json", _summary(outcome))
     return outcome
 
 
@@ -320,7 +287,7 @@ async def _nats(
     console.print(f"[dim]starting nats-server (JetStream in {server.store_dir})…[/]")
     await stack.enter_async_context(server)
     where = {"url": server.url, "pid": server.pid, "run_id": run_id, "creds": str(creds.folder)}
-    _write_json(run_dir / "server.json", where)
+    write_json(run_dir / "server.json", where)
     return RunAccess(server.url, creds)
 
 
@@ -406,28 +373,3 @@ def _check_prices(scenario: Scenario, models: dict[str, ModelSpec]) -> None:
             "give each a price (price: {input: USD per 1M tokens, output: ...}) or drop budgets.cost"
         )
         raise ModelConfigError(msg)
-
-
-def _summary(outcome: RunOutcome) -> dict[str, Any]:
-    s = outcome.state
-    final = outcome.final
-    return {
-        "run_id": outcome.run_id,
-        "status": final.status if final else "no final message",
-        "reason": final.reason if final else "",
-        "answer": final.answer if final else None,
-        "tasks": {
-            t.id: {"role": t.role, "state": t.state, "attempts": t.attempts}
-            for t in s.tasks.values()
-        },
-        "model_calls": s.calls,
-        "tokens_in": s.tokens_in,
-        "tokens_out": s.tokens_out,
-        "cost": s.cost,
-        "sandbox_s": s.sandbox_s,
-        "replans": s.replans,
-        "critiques": [c.model_dump() for c in s.critiques],
-        "max_in_flight": s.max_in_flight,
-        "messages": s.messages,
-        "log": str(outcome.log_path) if outcome.log_path else None,
-    }

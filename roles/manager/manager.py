@@ -38,7 +38,7 @@ from roles.manager.graph import PlanCheck
 from roles.manager.ledger import InFlight, Ledger
 from roles.manager.planning import Planning, Refused, Stale, Valid
 from roles.manager.scheduler import Scheduler
-from roles.manager.tasks import Finish, Proceed, Replan, assignments, settle
+from roles.manager.tasks import Finish, Proceed, Replan, Settled, assignments, settle
 from roles.manager.watch import Watch
 from roles.presence import PresenceRegistry
 from roles.settings import ManagerSettings
@@ -265,7 +265,7 @@ class Manager(Role[ManagerSettings]):
             sender=self.sender,
             goal_id=self.goal_id,
             revision=self.revision,
-            notes=self._notes(),
+            notes=dict.fromkeys(self.capacity, self.lessons) if self.lessons else {},
         )
         # Stored in the background, side by side: a batch goes out at once, and the inbox
         # goes on with the next result instead of waiting for each store's ack.
@@ -279,9 +279,6 @@ class Manager(Role[ManagerSettings]):
         if sched is not None and self.presence.resize(sched.capacity, self.capacity):
             await self.dispatch()
 
-    def _notes(self) -> dict[str, list[str]]:
-        return dict.fromkeys(self.capacity, self.lessons) if self.lessons else {}
-
     async def on_result(self, env: Envelope, result: TaskResult) -> None:
         """Apply a result once (by the assignment it answers); then dispatch what is ready."""
         flight = self.ledger.land(env.parent_id)
@@ -289,17 +286,14 @@ class Manager(Role[ManagerSettings]):
             return
         await self._apply(env, flight, result)
 
+    def settle(self, flight: InFlight, result: TaskResult) -> Settled:
+        """Apply a result to the schedule; what the run does next."""
+        retries, can_replan = self.settings.max_task_retries, self.budget.can_replan()
+        return settle(self.scheduler, self.ledger, flight, result, revision=self.revision,
+                      max_retries=retries, can_replan=can_replan)  # fmt: skip
+
     async def _apply(self, env: Envelope | None, flight: InFlight, result: TaskResult) -> None:
-        settled = settle(
-            self.scheduler,
-            self.ledger,
-            flight,
-            result,
-            revision=self.revision,
-            max_retries=self.settings.max_task_retries,
-            can_replan=self.budget.can_replan(),
-        )
-        match settled:
+        match self.settle(flight, result):
             case Finish(status=status, reason=reason):
                 await self.finish(status, reason, parent=env)
                 return

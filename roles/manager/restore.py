@@ -43,7 +43,7 @@ from roles.human_gate import HumanReply
 from roles.manager import approval
 from roles.manager.ledger import InFlight
 from roles.manager.planning import Valid
-from roles.manager.tasks import Finish, Proceed, Replan, Settled, settle
+from roles.manager.tasks import Finish, Proceed, Replan, Settled
 
 if TYPE_CHECKING:
     from roles.manager.manager import Manager
@@ -174,15 +174,7 @@ def _review(m: Manager, plan: Plan) -> Valid | None:
 
 
 def _settle(m: Manager, flight: InFlight, result: TaskResult) -> Settled | None:
-    settled = settle(
-        m.scheduler,
-        m.ledger,
-        flight,
-        result,
-        revision=m.revision,
-        max_retries=m.settings.max_task_retries,
-        can_replan=m.budget.can_replan(),
-    )
+    settled = m.settle(flight, result)
     return None if isinstance(settled, Proceed) else settled
 
 

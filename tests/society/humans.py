@@ -27,8 +27,9 @@ class Proc:
         self._read = 0
 
     @classmethod
-    async def start(cls, *args: str, name: str = "society") -> Proc:
-        """Start ``python -m society.cli ARGS`` with stdout and stderr merged."""
+    async def start(cls, *args: str, name: str = "society", session: bool = False) -> Proc:
+        """Start ``python -m society.cli ARGS`` with stdout and stderr merged (``session``: in
+        a process group of its own, to be killed whole)."""
         env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
         proc = await asyncio.create_subprocess_exec(
             sys.executable,
@@ -40,6 +41,7 @@ class Proc:
             stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
+            start_new_session=session,
         )
         return cls(proc, name)
 

@@ -1,0 +1,182 @@
+"""`society resume`: a ``society run`` whose whole process group (runner, roles) and
+nats-server are SIGKILLed at several points is continued from its log — exit 0, the same
+answer as an uninterrupted run, every task done once across the whole log, identical on
+re-run, and nothing left running."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bus import Bus, Envelope, runlog
+from bus.logfile import read_jsonl
+from bus.payloads import ExecRequest, Final, Goal, Plan, TaskAssignment, TaskResult
+from society.credentials import OWNER, RunAccess, RunCredentials
+from tests.proc import alive
+
+from .humans import Proc
+
+pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(420)]
+
+DURABLE = """
+name: durable
+goal:
+  text: Find a fact about n and compute n squared slowly, then combine them.
+  inputs: {n: 7}
+models: {default: {provider: scripted}}
+delivery: {ack_wait_s: 3}
+sandbox: {timeout_s: 90, pool_size: 1}
+budgets: {wall_s: 300}
+script:
+  planner:
+    - delay_s: 3
+      answer:
+        success_criteria: [the fact and the square are combined]
+        tasks:
+          - {id: fact, role: researcher, description: State a fact about n., inputs: [n], outputs: [fact]}
+          - {id: square, role: coder, description: Compute n squared slowly., inputs: [n], outputs: [square]}
+          - {id: combine, role: coder, description: Combine the fact and the square into the answer., inputs: [fact, square], outputs: [answer], depends_on: [fact, square]}
+  researcher:
+    - delay_s: 4
+      answer:
+        outputs: {fact: "seven is prime"}
+        summary: A fact about seven.
+  coder:
+    - match: n squared slowly
+      answer: |
+        ```python
+        import json, time
+        n = json.load(open("inputs.json"))["n"]
+        time.sleep(6)
+        json.dump({"square": n * n}, open("outputs.json", "w"))
+        ```
+    - match: Combine the fact
+      answer: |
+        ```python
+        import json
+        i = json.load(open("inputs.json"))
+        json.dump({"answer": f"{i['fact']}; its square is {i['square']}"}, open("outputs.json", "w"))
+        ```
+"""
+
+ANSWER = "seven is prime; its square is 49"
+
+Evidence = Callable[[list[Envelope]], bool]
+
+
+def _has(kind: type, task: str | None = None) -> Evidence:
+    return lambda envs: any(
+        isinstance(e.payload, kind) and (task is None or e.task_id == task) for e in envs
+    )
+
+
+POINTS: dict[str, Evidence] = {
+    # the goal is stored; the planner's call takes 3 s
+    "before the plan": lambda envs: _has(Goal)(envs) and not _has(Plan)(envs),
+    # both first tasks assigned; the researcher's call takes 4 s
+    "mid-tasks": lambda envs: _has(TaskAssignment, "fact")(envs) and not _has(TaskResult)(envs),
+    # the square program sleeps 6 s in the sandbox
+    "during a sandbox run": _has(ExecRequest, "square"),
+    # the final is stored; the log may not be exported yet
+    "after the final": _has(Final),
+}
+
+
+async def _log_of(run_dir: Path, run_id: str) -> list[Envelope]:
+    """The run's messages so far, read from its own server as its owner."""
+    server = json.loads((run_dir / "server.json").read_text())
+    connect = RunAccess(server["url"], RunCredentials(run_dir, run_id)).connect(OWNER)
+    bus = Bus(connect, name="test-resume")
+    await bus.connect()
+    try:
+        return [r.envelope for r in await runlog.fetch_run(bus, run_id) if r.envelope]
+    finally:
+        await bus.close()
+
+
+async def _kill_when(run: Proc, run_dir: Path, run_id: str, evidence: Evidence) -> None:
+    """SIGKILL the run's process group and its nats-server once the log shows ``evidence``."""
+    await run.expect(r"take part: society attach", timeout=180)
+    async with asyncio.timeout(180):
+        while not evidence(await _log_of(run_dir, run_id)):
+            await asyncio.sleep(0.05)  # polling the log for the evidence, not a wait for it
+    pid = json.loads((run_dir / "server.json").read_text())["pid"]
+    os.killpg(run.proc.pid, signal.SIGKILL)
+    os.kill(pid, signal.SIGKILL)
+    await run.proc.wait()
+
+
+def _results(run_dir: Path) -> tuple[Counter[str], list[Final]]:
+    read = read_jsonl(run_dir / "log.jsonl")
+    assert read.problems == [], read.problems
+    payloads = [r.envelope.payload for r in read.records if r.envelope]
+    done = Counter(p.task_id for p in payloads if isinstance(p, TaskResult) and p.status == "done")
+    return done, [p for p in payloads if isinstance(p, Final)]
+
+
+def _containers_left(run_id: str) -> list[str]:
+    """The run's sandbox containers once Docker has removed those of killed hosts (they
+    remove themselves when their host dies; a loaded machine may take minutes)."""
+    import docker
+    import docker.errors
+
+    client = docker.from_env(version="auto", timeout=300)
+    try:
+        found = client.api.containers(all=True, filters={"label": f"org.society.run={run_id}"})
+        for item in found:
+            with contextlib.suppress(docker.errors.NotFound):
+                client.api.wait(item["Id"], condition="removed", timeout=240)
+        left = client.api.containers(all=True, filters={"label": f"org.society.run={run_id}"})
+        return [str(item["Id"]) for item in left]
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("point", list(POINTS))
+async def test_a_killed_run_resumes_and_finishes_as_if_never_stopped(
+    tmp_path: Path, point: str
+) -> None:
+    scenario = tmp_path / "durable.yaml"
+    scenario.write_text(DURABLE)
+    runs, run_id = tmp_path / "runs", f"durable-{time.time_ns()}"
+    run_dir = runs / run_id
+    where = ("--runs-dir", str(runs))
+    run = await Proc.start("run", str(scenario), *where, "--run-id", run_id, session=True)
+    try:
+        await _kill_when(run, run_dir, run_id, POINTS[point])
+    finally:
+        run.stop()
+    assert not (run_dir / "log.jsonl").exists() or point == "after the final"
+
+    resumed = await Proc.start("resume", run_id, *where, name="resume")
+    try:
+        code = await resumed.finish(timeout=300)
+    finally:
+        resumed.stop()
+    assert code == 0, resumed.transcript
+    assert "Traceback" not in resumed.transcript
+    done, finals = _results(run_dir)
+    assert [f.status for f in finals] == ["succeeded"], resumed.transcript
+    assert finals[0].answer == ANSWER
+    assert done == {"fact": 1, "square": 1, "combine": 1}, done  # each task done once
+    server = json.loads((run_dir / "server.json").read_text())
+    assert not alive(server["pid"])
+    assert _containers_left(run_id) == []
+
+    again = await Proc.start("resume", run_id, *where, name="resume again")
+    assert await again.finish(timeout=120) == 0, again.transcript
+    assert "had already finished (succeeded)" in again.transcript
+
+    if point == "during a sandbox run":
+        rerun = await Proc.start("replay", run_id, *where, "--rerun", "--no-pace", name="rerun")
+        assert await rerun.finish(timeout=300) == 0, rerun.transcript
+        assert "identical" in rerun.transcript, rerun.transcript
