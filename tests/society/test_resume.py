@@ -107,8 +107,9 @@ async def _kill_when(run: Proc, run_dir: Path, run_id: str, evidence: Evidence) 
     """SIGKILL the run's process group and its nats-server once the log shows ``evidence``."""
     await run.expect(r"take part: society attach", timeout=180)
     async with asyncio.timeout(180):
-        while not evidence(await _log_of(run_dir, run_id)):
-            await asyncio.sleep(0.05)  # polling the log for the evidence, not a wait for it
+        # Polls the log another process writes for the evidence (no event to wait on).
+        while not evidence(await _log_of(run_dir, run_id)):  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
     pid = json.loads((run_dir / "server.json").read_text())["pid"]
     os.killpg(run.proc.pid, signal.SIGKILL)
     os.kill(pid, signal.SIGKILL)
