@@ -314,11 +314,12 @@ class Lesson(_Payload):
 
 class Control(_Payload):
     """Steering the run: pause, resume, abort; budget exhaustion; task cancellation; and
+    ``park``: the run only waits for a person, so its processes stop until `society resume`;
     ``resumed``: the run's processes had stopped and `society resume` continued it."""
 
     CHANNEL: ClassVar[Channel] = Channel.CONTROL
     type: Literal["control"] = "control"
-    action: Literal["pause", "resume", "abort", "budget_exhausted", "cancel", "resumed"]
+    action: Literal["pause", "resume", "abort", "budget_exhausted", "cancel", "park", "resumed"]
     reason: str = ""
     by: str = ""
     task_ids: list[str] = []

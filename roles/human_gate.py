@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -83,6 +84,7 @@ class HumanGate:
         self.presence = HumanPresence()
         self._ids = itertools.count(1)
         self._waiting: dict[str, tuple[asyncio.Future[Envelope], QuestionKind]] = {}
+        self._since: dict[str, float] = {}
         self._settled: collections.OrderedDict[str, tuple[str, str]] = collections.OrderedDict()
         """Question id -> (who settled it, what they said), for the notices."""
 
@@ -92,6 +94,10 @@ class HumanGate:
             subjects.run_wildcard(self.run_id, Channel.HUMAN_ANSWER), self._on_answer
         )
         await self.bus.subscribe(subjects.subject(self.run_id, Channel.PRESENCE), self._on_presence)
+
+    def waiting_since(self) -> float | None:
+        """Since when (monotonic) a question of this sender waits for a person (None: none)."""
+        return min(self._since.values(), default=None)
 
     @property
     def attached(self) -> list[str]:
@@ -159,6 +165,7 @@ class HumanGate:
         task_id: str | None,
     ) -> HumanReply:
         qid, kind, timeout = question.question_id, question.kind, question.timeout_s
+        self._since[qid] = time.monotonic()
         try:
             async with asyncio.timeout(timeout):
                 env = await asyncio.shield(future)
@@ -166,6 +173,8 @@ class HumanGate:
             if not future.done():  # settled here, before any await: a late answer is a duplicate
                 return await self._default(qid, kind, question.default, timeout, qmid, task_id)
             env = future.result()
+        finally:
+            self._since.pop(qid, None)
         answer = env.payload
         assert isinstance(answer, Answer)
         return HumanReply(

@@ -140,6 +140,10 @@ class HumanSettings(StrictModel):
     """Ask the human when the critic's replans run out (else stop)."""
     timeout_s: float = Field(default=60.0, gt=0)
     """How long a question waits for an answer before the default applies."""
+    park_after_s: float | None = Field(default=None, gt=0)
+    """When the run has had nothing to do but wait for a person's answer for this long, and
+    nobody is attached, it parks: its processes exit, and `society resume` continues it (the
+    question waits its whole timeout again). Unset: the run waits, running."""
     approvers: list[str] | None = None
     """The people who may approve or reject plans and answer escalations (unset: anyone
     with a credential for the run)."""

@@ -49,6 +49,8 @@ class RunObserver:
         self.view = view
         self.bus = Bus(connect, name=f"{run_id}-runner", durable=True)
         self.final_seen = asyncio.Event()
+        self.parked: Control | None = None
+        """The manager parked the run (it waits for a person with its processes stopped)."""
         self.exported = False
         """The log is in its file (export ran to the end)."""
         self._seen: set[str] = set()
@@ -79,6 +81,9 @@ class RunObserver:
         self.view.update(env)
         if isinstance(env.payload, Final):
             self.final_seen.set()
+        elif isinstance(env.payload, Control) and env.payload.action == "park":
+            self.parked = env.payload
+            self.final_seen.set()  # nothing more happens here: the run ends for now
 
     async def _catch_up(self) -> None:
         """After a reconnect, take in from the log what was published meanwhile."""
@@ -123,7 +128,8 @@ class RunObserver:
             await asyncio.wait_for(asyncio.shield(self.final_seen.wait()), 5)
 
     async def export(self, roles: list[Role[Any]], path: Path) -> Path:
-        """Stop the roles (they finish reacting first), then export the whole log."""
+        """Stop the roles (they finish reacting first), then export the whole log (and remove
+        the run's work queues, unless it parked: a resume takes them up)."""
         for role in reversed(roles):
             await role.stop()
         with contextlib.suppress(BusError):
@@ -131,6 +137,7 @@ class RunObserver:
         count = await runlog.export_jsonl(self.bus, self.run_id, path)
         self.exported = True
         log.info("exported run log", path=str(path), messages=count)
-        with contextlib.suppress(BusError):  # the server drops idle queues anyway
-            await workqueue.delete_run_queues(self.bus, self.run_id)
+        if self.parked is None:
+            with contextlib.suppress(BusError):  # the server drops idle queues anyway
+                await workqueue.delete_run_queues(self.bus, self.run_id)
         return path

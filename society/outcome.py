@@ -11,7 +11,10 @@ from typing import Any
 from bus.payloads import Final
 from society.progress import RunState
 
-__all__ = ["RunOutcome", "summary_of", "write_json", "write_outcome"]
+EXIT_PARKED = 75
+"""A parked run's exit code (EX_TEMPFAIL: it continues later)."""
+
+__all__ = ["EXIT_PARKED", "RunOutcome", "summary_of", "write_json", "write_outcome"]
 
 
 @dataclass
@@ -25,12 +28,16 @@ class RunOutcome:
     state: RunState
     already_finished: bool = False
     """A resume found the run finished: nothing was done."""
+    parked: str | None = None
+    """Why the run parked, waiting for a person: `society resume` continues it."""
 
     @property
     def exit_code(self) -> int:
         """0 when the run succeeded (or a resume found it finished), else 1."""
         if self.already_finished:
             return 0
+        if self.parked is not None and self.final is None:
+            return EXIT_PARKED
         return 0 if self.final is not None and self.final.status == "succeeded" else 1
 
 
@@ -40,21 +47,29 @@ def write_json(path: Path, data: Any) -> None:
 
 
 def write_outcome(
-    run_id: str, run_dir: Path, state: RunState, log_path: Path, already_finished: bool
+    run_id: str,
+    run_dir: Path,
+    state: RunState,
+    log_path: Path,
+    *,
+    already_finished: bool = False,
+    parked: str | None = None,
 ) -> RunOutcome:
     """The outcome, also written to ``summary.json``."""
-    outcome = RunOutcome(run_id, run_dir, state.final, log_path, state, already_finished)
+    outcome = RunOutcome(run_id, run_dir, state.final, log_path, state, already_finished, parked)
     write_json(run_dir / "summary.json", summary_of(outcome))
     return outcome
 
 
 def summary_of(outcome: RunOutcome) -> dict[str, Any]:
+    """The run in ``summary.json``."""
     s = outcome.state
     final = outcome.final
+    unfinished = "parked" if outcome.parked is not None else "no final message"
     return {
         "run_id": outcome.run_id,
-        "status": final.status if final else "no final message",
-        "reason": final.reason if final else "",
+        "status": final.status if final else unfinished,
+        "reason": final.reason if final else (outcome.parked or ""),
         "answer": final.answer if final else None,
         "tasks": {
             t.id: {"role": t.role, "state": t.state, "attempts": t.attempts}

@@ -140,6 +140,7 @@ async def run_scenario(
     limits = scenario.budgets.limits()
     roles: list[Role[Any]] = []
     already_finished = False
+    parked: str | None = None
 
     log_path = run_dir / "log.jsonl"
     try:
@@ -163,7 +164,7 @@ async def run_scenario(
                 console.print(f"run {run_id} had already finished ({status}): nothing to resume")
                 console.print(f"[dim]log: {log_path}[/]", highlight=False)
                 await _export_once(observer, roles, log_path)
-                return write_outcome(run_id, run_dir, state, log_path, already_finished)
+                return write_outcome(run_id, run_dir, state, log_path, already_finished=True)
             resuming = stopped is not None and stopped.goal is not None
             if stopped is not None and resuming:
                 await observer.resumed(len(stopped.envelopes), stopped.resumes)
@@ -223,14 +224,25 @@ async def run_scenario(
                     await to_the_end(observer.abort())
                     await _export_once(observer, roles, log_path)
                     raise
+            parked = observer.parked.reason if observer.parked else None
             await _export_once(observer, roles, log_path)
 
     finally:  # interrupted or not: the summary of what happened, with the log
-        outcome = write_outcome(run_id, run_dir, state, log_path, already_finished)
+        outcome = write_outcome(
+            run_id, run_dir, state, log_path, already_finished=already_finished, parked=parked
+        )
     if external and state.final is not None:  # the coders wrote them on their machines
         restore_artifacts(logfile.read_jsonl(log_path).records, state.final, run_dir)
     if options.live:
         render_summary(console, state, run_dir, log_path, limits)
+    if parked is not None and state.final is None:
+        where = (
+            f"--nats {options.nats_url}" if options.nats_url else f"--runs-dir {options.runs_dir}"
+        )
+        again = f"society resume {run_id} {where} --human"
+        console.print(
+            f"[yellow]parked[/]: {escape(parked)}; continue with: {again}", highlight=False
+        )
     return outcome
 
 

@@ -76,6 +76,8 @@ class Manager(Role[ManagerSettings]):
             finish=self.finish,
             time_out=self._time_out,
             spawn=self.spawn,
+            human=self.human,
+            send=self.send,
         )
 
     def subscriptions(self) -> list[tuple[str, str | None]]:

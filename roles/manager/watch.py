@@ -15,8 +15,9 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 from bus import Envelope
-from bus.payloads import ToolCall, Usage
+from bus.payloads import Control, ToolCall, Usage
 from roles.budget import BudgetTracker
+from roles.human_gate import HumanGate
 from roles.manager.ledger import InFlight, Ledger
 from roles.presence import PresenceRegistry
 from roles.settings import ManagerSettings
@@ -45,6 +46,8 @@ class Watch:
         finish: Finish,
         time_out: Callable[[InFlight], Awaitable[None]],
         spawn: Callable[[Coroutine[Any, Any, None]], object],
+        human: HumanGate,
+        send: Callable[[Control], Awaitable[object]],
     ) -> None:
         self.settings = settings
         self.budget = budget
@@ -53,9 +56,13 @@ class Watch:
         self._finish = finish
         self._time_out = time_out
         self._spawn = spawn
+        self._human = human
+        self._send = send
         self.stopping: str | None = None
         """Why the run is stopping for a budget (None: it is not)."""
         self.done = False
+        self.parked = False
+        """The run parked: it waits for a person with its processes stopped."""
 
     async def on_usage(self, env: Envelope, usage: Usage | ToolCall) -> None:
         """Add up spend; stop when a budget is reached."""
@@ -95,3 +102,17 @@ class Watch:
             limit = self.settings.task_timeout_s
             for flight in self.ledger.timed_out(limit, time.monotonic()):
                 await self._time_out(flight)
+            await self._park_if_idle()
+
+    async def _park_if_idle(self) -> None:
+        """Park when the run has only waited for a person for ``park_after_s`` and nobody is
+        attached to answer."""
+        after, since = self._human.settings.park_after_s, self._human.waiting_since()
+        if after is None or since is None or self.ledger.inflight or self.parked:
+            return
+        if self._human.attached:
+            return
+        if time.monotonic() - since >= after:
+            self.parked = self.done = True
+            why = f"waiting for a person's answer for {after:g}s with nothing else to do"
+            await self._send(Control(action="park", reason=why, by="manager"))

@@ -4,7 +4,7 @@ When a run's processes stop, work under way is cut off: a model call whose task 
 reported, a sandbox run that never returned. `society resume` does that work again, so
 the log holds it twice. `uncut` leaves out, before each ``resumed`` mark, what each
 role had said about work it had not finished (since its last result, plan, critique or
-lesson in that lane), and the mark itself.
+lesson in that lane), and the marks: ``resumed``, and ``park`` where it stopped to wait.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ _STEADY = {"manager", "runner", "human"}
 """Roles whose messages a stop does not cut off (the manager is rebuilt, not redone)."""
 
 
-def _mark(record: LogRecord) -> bool:
+def _mark(record: LogRecord, action: str = "resumed") -> bool:
     env = record.envelope
-    return env is not None and isinstance(env.payload, Control) and env.payload.action == "resumed"
+    return env is not None and isinstance(env.payload, Control) and env.payload.action == action
 
 
 def uncut(
@@ -56,4 +56,6 @@ def uncut(
                 if env is not None and (env.role, env.task_id or "") == lane:
                     dropped.add(j)
         start = i + 1
+    if not marks:  # a run that parked stopped as a resumed one does
+        dropped |= {i for i, r in enumerate(records) if _mark(r, "park")}
     return [r for i, r in enumerate(records) if i not in dropped]

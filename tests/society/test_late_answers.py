@@ -1,0 +1,72 @@
+"""People who answer late: a run that only waits for a person parks (its processes exit)
+and is continued by `society resume`, where the question is answered."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from bus.logfile import read_jsonl
+from bus.payloads import Answer, Control, Final, Question
+from tests.proc import alive
+
+from .humans import Proc
+
+pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(400)]
+
+PARKS = """
+name: parks
+goal: {text: Explain what a prime number is.}
+models: {default: {provider: scripted}}
+roles:
+  human: {plan_approval: true, timeout_s: 86400, park_after_s: 2}
+script:
+  planner:
+    - answer: {success_criteria: [a prime is defined], tasks: [{id: define, role: researcher, description: Define a prime number., outputs: [answer]}]}
+  researcher:
+    - answer: {outputs: {answer: "A whole number above 1 divisible only by 1 and itself."}}
+"""
+
+
+def _payloads(run_dir: Path) -> list[object]:
+    read = read_jsonl(run_dir / "log.jsonl")
+    assert read.problems == [], read.problems
+    return [r.envelope.payload for r in read.records if r.envelope]
+
+
+async def test_a_parked_question_is_answered_after_the_run_is_resumed(tmp_path: Path) -> None:
+    scenario = tmp_path / "parks.yaml"
+    scenario.write_text(PARKS)
+    runs, run_id = tmp_path / "runs", f"parks-{time.time_ns()}"
+    run_dir = runs / run_id
+    where = ("--runs-dir", str(runs))
+    run = await Proc.start("run", str(scenario), *where, "--run-id", run_id, name="run")
+    try:
+        assert await run.finish(timeout=240) == 75, run.transcript  # parked: continues later
+    finally:
+        run.stop()
+    assert f"continue with: society resume {run_id}" in run.transcript
+    summary = json.loads((run_dir / "summary.json").read_text())
+    assert summary["status"] == "parked"
+    assert not alive(json.loads((run_dir / "server.json").read_text())["pid"])
+    parked = _payloads(run_dir)
+    assert [p.kind for p in parked if isinstance(p, Question)] == ["plan_approval"]
+    assert not [p for p in parked if isinstance(p, Answer | Final)]
+    assert [p.action for p in parked if isinstance(p, Control)] == ["park"]
+
+    resumed = await Proc.start("resume", run_id, *where, "--human", "--name", "pat", name="resume")
+    try:
+        await resumed.expect(r"\? #1 \[manager-0-1\] plan approval", timeout=180)
+        await resumed.send("approve")
+        await resumed.expect(r"pat answers #1 \[manager-0-1\]: approve", timeout=120)
+        assert await resumed.finish(timeout=180) == 0, resumed.transcript
+    finally:
+        resumed.stop()
+    payloads = _payloads(run_dir)
+    assert len([p for p in payloads if isinstance(p, Question)]) == 1  # waited for, not asked again
+    answers = [(p.by, p.approved) for p in payloads if isinstance(p, Answer)]
+    assert answers == [("pat", True)]
+    assert [p.status for p in payloads if isinstance(p, Final)] == ["succeeded"]
