@@ -60,6 +60,8 @@ class Reflector(Role[ReflectorSettings]):
         """The run was aborted or stopped by a budget: what follows teaches nothing."""
         self.paused = False
         """The run is paused (a person is deciding): no lessons until it resumes."""
+        self.final_at: int | None = None
+        """When the final message was made (µs): ratings are kept for a window after it."""
 
     def subscriptions(self) -> list[tuple[str, str | None]]:
         """Assignments, results, critiques, ratings and the final message."""
@@ -102,6 +104,11 @@ class Reflector(Role[ReflectorSettings]):
                         parent=env,
                     )
             case Rating():
+                late = self.deps.human.ratings_closed(self.final_at, env.ts / 1e6)
+                if late is not None:
+                    text = f"{p.by}'s rating is not kept: {late}"
+                    await self.send(Chat(text=text, to="human", intent="notice"), parent=env)
+                    return
                 desc = self.tasks.get(p.task_id, p.task_id)
                 await self.learn(
                     f"{p.by} rated the result of '{desc[:160]}' {p.score}/5: {p.comment}",
@@ -109,9 +116,10 @@ class Reflector(Role[ReflectorSettings]):
                     parent=env,
                     kind="feedback",
                 )
+            case Final():
+                self.final_at = env.ts
             case (
-                Final()
-                | PlanRequest()
+                PlanRequest()
                 | Plan()
                 | PlanDecision()
                 | ExecRequest()

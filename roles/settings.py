@@ -6,6 +6,7 @@ meaning and the defaults of its settings. Unknown keys are errors everywhere.
 
 from __future__ import annotations
 
+import time
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -144,6 +145,9 @@ class HumanSettings(StrictModel):
     """When the run has had nothing to do but wait for a person's answer for this long, and
     nobody is attached, it parks: its processes exit, and `society resume` continues it (the
     question waits its whole timeout again). Unset: the run waits, running."""
+    rating_window_s: float = Field(default=0.0, ge=0)
+    """How long after the final message people may still rate the run's results (the run
+    stays up that long while someone is attached); 0: only until the final."""
     approvers: list[str] | None = None
     """The people who may approve or reject plans and answer escalations (unset: anyone
     with a credential for the run)."""
@@ -154,6 +158,18 @@ class HumanSettings(StrictModel):
         """Whether ``person`` holds ``power`` in this run."""
         allowed = self.approvers if power == "approve" else self.stoppers
         return allowed is None or person in allowed
+
+    def ratings_closed(self, final_ts: int | None, now: float) -> str | None:
+        """Why a rating made at ``now`` (Unix s) is too late, given the final's time (Unix
+        µs, None: no final yet); None when it is welcome."""
+        if final_ts is None or now <= final_ts / 1e6 + self.rating_window_s:
+            return None
+        closed = final_ts / 1e6 + self.rating_window_s
+        at = time.strftime("%H:%M:%S UTC", time.gmtime(closed))
+        return (
+            f"ratings for this run closed at {at}, {self.rating_window_s:g}s after its final "
+            "message (roles.human.rating_window_s)"
+        )
 
     def may_steer(self, person: str, action: str) -> bool:
         """Whether ``person`` may send control ``action`` (never budget stops or cancels)."""

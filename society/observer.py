@@ -16,7 +16,7 @@ import structlog
 
 from bus import Bus, BusError, ConnectOptions, Envelope, runlog, subjects, workqueue
 from bus.logfile import LogRecord
-from bus.payloads import Control, Final, Goal
+from bus.payloads import Control, Final, Goal, Presence
 from roles.base import Role
 from society.live import LiveView
 
@@ -54,6 +54,9 @@ class RunObserver:
         self.exported = False
         """The log is in its file (export ran to the end)."""
         self._seen: set[str] = set()
+        self.people: set[str] = set()
+        """The people attached right now (by their presence messages)."""
+        self._people_changed = asyncio.Event()
 
     async def __aenter__(self) -> RunObserver:
         await self.bus.connect()
@@ -81,6 +84,12 @@ class RunObserver:
         self.view.update(env)
         if isinstance(env.payload, Final):
             self.final_seen.set()
+        elif isinstance(env.payload, Presence) and env.payload.role == "human":
+            if env.payload.status == "down":
+                self.people.discard(env.sender)
+            else:
+                self.people.add(env.sender)
+            self._people_changed.set()
         elif isinstance(env.payload, Control) and env.payload.action == "park":
             self.parked = env.payload
             self.final_seen.set()  # nothing more happens here: the run ends for now
@@ -119,6 +128,15 @@ class RunObserver:
             await asyncio.wait_for(self.final_seen.wait(), timeout)
         except TimeoutError:
             log.error("no final message in time", run=self.run_id)
+
+    async def ratings_window(self, window_s: float) -> None:
+        """After the final: wait while people are attached, for at most ``window_s``, so
+        they can rate the results (the roles still learn from ratings meanwhile)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(window_s):
+                while self.people:
+                    self._people_changed.clear()
+                    await self._people_changed.wait()
 
     async def abort(self) -> None:
         """On Ctrl-C: ask the manager to stop cleanly and give it a moment to say so."""

@@ -225,6 +225,10 @@ async def run_scenario(
                     await _export_once(observer, roles, log_path)
                     raise
             parked = observer.parked.reason if observer.parked else None
+            window = scenario.roles.human.rating_window_s
+            if state.final is not None and observer.people and window > 0:
+                console.print(f"[dim]ratings are open for {window:g}s while people are attached[/]")
+                await observer.ratings_window(window)
             await _export_once(observer, roles, log_path)
 
     finally:  # interrupted or not: the summary of what happened, with the log

@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import socket
+import time
 from collections.abc import AsyncIterator, Collection
 from typing import Any
 
@@ -101,6 +102,9 @@ class HumanSession:
             self._show(record)
         if self.conv.final is not None:
             self.console.print(f"[bold]run {self.run_id} has ended[/] ({self.conv.final.status})")
+            late = self.conv.human.ratings_closed(self.conv.final_ts, time.time())
+            if late is not None:
+                self.console.print(f"[dim]{escape(late)}[/]", highlight=False)
             return self.conv.final
         self._pick_name()
         await self._send(
@@ -174,10 +178,24 @@ class HumanSession:
             self.console.print(line, soft_wrap=True)
 
     async def _follow(self, from_seq: int) -> None:
-        async for record in follow_run(self.bus, self.run_id, from_seq=from_seq):
+        """Show the run to its final message, then while ratings are open."""
+        records = follow_run(self.bus, self.run_id, from_seq=from_seq)
+        async for record in records:
             self._show(record)
             if self.conv.final is not None:
-                return
+                break
+        window = self.conv.human.rating_window_s
+        if self.conv.final is None or window <= 0:
+            return
+        self.console.print(
+            f"[bold]ratings are open for {window:g}s[/]: rate <task> <1-5> [comment]; quit to leave"
+        )
+        assert self.conv.final_ts is not None
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(max(0.0, self.conv.final_ts / 1e6 + window - time.time())):
+                async for record in records:
+                    self._show(record)
+        self.console.print("[dim]ratings are closed: leaving the run[/]")
 
     async def _keepalive(self) -> None:
         """Heartbeats while connected; give up when the server is gone for `LOST_S`."""
@@ -239,6 +257,9 @@ class HumanSession:
             case Steer(action=action, reason=reason):
                 await self._send(Control(action=action, reason=reason, by=self.name))
             case Rate(task_id=task_id, score=score, comment=comment):
+                late = self.conv.human.ratings_closed(self.conv.final_ts, time.time())
+                if late is not None:
+                    raise CommandError(late)
                 if task_id not in self.conv.results:
                     done = ", ".join(sorted(self.conv.results)) or "none yet"
                     msg = f"task {task_id!r} has no result to rate (tasks with results: {done})"

@@ -75,6 +75,8 @@ class Conversation:
     people: HumanPresence = field(default_factory=HumanPresence)
     """Attached people, by when the log last heard from them."""
     final: Final | None = None
+    final_ts: int | None = None
+    """When the final message was made (µs)."""
     human: HumanSettings = field(default_factory=HumanSettings)
     """The scenario's settings for people (who may approve), from the goal."""
 
@@ -107,7 +109,7 @@ class Conversation:
             case Presence():
                 self.roles.add(p.role)
             case Final():
-                self.final = p
+                self.final, self.final_ts = p, env.ts
             case _:
                 pass
         return None

@@ -1,5 +1,6 @@
 """People who answer late: a run that only waits for a person parks (its processes exit)
-and is continued by `society resume`, where the question is answered."""
+and is continued by `society resume`, where the question is answered; ratings are kept
+for a stated window after the final message, and refused after it with the reason."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from bus.logfile import read_jsonl
-from bus.payloads import Answer, Control, Final, Question
+from bus.payloads import Answer, Control, Final, Lesson, Question, Rating
+from roles.settings import HumanSettings
 from tests.proc import alive
 
 from .humans import Proc
@@ -70,3 +72,50 @@ async def test_a_parked_question_is_answered_after_the_run_is_resumed(tmp_path: 
     answers = [(p.by, p.approved) for p in payloads if isinstance(p, Answer)]
     assert answers == [("pat", True)]
     assert [p.status for p in payloads if isinstance(p, Final)] == ["succeeded"]
+
+
+RATED = """
+name: rated
+goal: {text: Explain what a prime number is.}
+models: {default: {provider: scripted}}
+roles:
+  human: {rating_window_s: 120}
+script:
+  planner:
+    - answer: {success_criteria: [a prime is defined], tasks: [{id: define, role: researcher, description: Define a prime number., outputs: [answer]}]}
+  researcher:
+    - answer: {outputs: {answer: "A whole number above 1 divisible only by 1 and itself."}}
+"""
+
+
+async def test_a_rating_after_the_final_is_kept_within_its_window(tmp_path: Path) -> None:
+    scenario = tmp_path / "rated.yaml"
+    scenario.write_text(RATED)
+    runs, run_id = tmp_path / "runs", f"rated-{time.time_ns()}"
+    args = ("--runs-dir", str(runs), "--run-id", run_id, "--human", "--name", "pat")
+    run = await Proc.start("run", str(scenario), *args, name="run")
+    try:
+        await run.expect(r"final: succeeded", timeout=180)
+        await run.expect(r"ratings are open for 120s", timeout=60)
+        await run.send("rate define 5 short and right")
+        await run.expect(r"pat rated the result of 'Define a prime number.' 5/5", timeout=60)
+        await run.send("quit")
+        assert await run.finish(timeout=120) == 0, run.transcript
+    finally:
+        run.stop()
+    payloads = _payloads(runs / run_id)
+    final_at = next(i for i, p in enumerate(payloads) if isinstance(p, Final))
+    after = payloads[final_at:]
+    assert [(p.task_id, p.score) for p in after if isinstance(p, Rating)] == [("define", 5)]
+    assert [p.task_kind for p in after if isinstance(p, Lesson)] == ["feedback"]
+
+
+def test_a_rating_past_the_window_is_refused_with_the_reason() -> None:
+    settings = HumanSettings(rating_window_s=60)
+    final_ts = 1_800_000_000 * 1_000_000
+    assert settings.ratings_closed(None, 1_900_000_000) is None  # no final yet
+    assert settings.ratings_closed(final_ts, 1_800_000_059) is None
+    late = settings.ratings_closed(final_ts, 1_800_000_061)
+    assert late is not None
+    assert "closed at 08:01:00 UTC, 60s after its final message" in late
+    assert "roles.human.rating_window_s" in late
