@@ -7,7 +7,7 @@ import asyncio
 
 from mcp.server.fastmcp import FastMCP
 
-server = FastMCP("misbehaving")
+server = FastMCP("misbehaving", log_level="WARNING")  # no INFO line per request on stderr
 
 
 @server.tool()
