@@ -16,6 +16,7 @@ Connecting is bounded in time, and every failure is a `RunNotFound` or a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 from dataclasses import dataclass
@@ -135,7 +136,14 @@ async def _connect(address: RunAddress, bus_name: str, timeout_s: float) -> Bus:
 def _unreachable(address: RunAddress, reason: str) -> str:
     if address.server_file is None:
         return f"cannot reach NATS at {address.url} ({reason}): is the server up? check --nats"
-    log = address.server_file.parent / "log.jsonl"
+    run_dir = address.server_file.parent
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        if json.loads((run_dir / "summary.json").read_text()).get("status") == "parked":
+            return (
+                f"run {address.run_id!r} is parked, waiting for a person: continue it with "
+                f"`society resume {address.run_id} --runs-dir {run_dir.parent} --human`"
+            )
+    log = run_dir / "log.jsonl"
     after = f"; its log is {log}" if log.is_file() else ""
     return (
         f"run {address.run_id!r}: its server at {address.url} does not answer ({reason}); "

@@ -59,6 +59,10 @@ async def test_a_parked_question_is_answered_after_the_run_is_resumed(tmp_path: 
     assert not [p for p in parked if isinstance(p, Answer | Final)]
     assert [p.action for p in parked if isinstance(p, Control)] == ["park"]
 
+    attach = await Proc.start("attach", run_id, *where, name="attach")
+    assert await attach.finish(timeout=120) == 3, attach.transcript  # nobody to talk to
+    assert "is parked, waiting for a person: continue it with" in attach.transcript
+
     resumed = await Proc.start("resume", run_id, *where, "--human", "--name", "pat", name="resume")
     try:
         await resumed.expect(r"\? #1 \[manager-0-1\] plan approval", timeout=180)
