@@ -223,10 +223,13 @@ def resume(
 ) -> None:
     """Continue a run whose processes stopped (killed, crashed, parked) from its log: what
     has a result is never done again. Exit codes as for `society run`; 0 if it had finished."""
-    from society.resumption import run_scenario_of
+    from society.resumption import run_scenario_of, still_running
     from society.runner import RunOptions, run_scenario
 
     loaded = or_exit(lambda: run_scenario_of(runs_dir / run_id))
+    running = None if nats else still_running(runs_dir / run_id)
+    if running is not None:
+        raise fail(running, EXIT_BAD_INPUT)
     options = RunOptions(
         nats_url=nats,
         runs_dir=runs_dir,

@@ -20,7 +20,13 @@ from society.replay.recorded import Recorded
 from society.replay.resumed import uncut
 from society.scenario import Scenario
 
-__all__ = ["Stopped", "answers_to_serve_again", "remaining_script", "run_scenario_of"]
+__all__ = [
+    "Stopped",
+    "answers_to_serve_again",
+    "remaining_script",
+    "run_scenario_of",
+    "still_running",
+]
 
 
 def run_scenario_of(run_dir: Path) -> Scenario:
@@ -34,6 +40,18 @@ def run_scenario_of(run_dir: Path) -> Scenario:
     data = json.loads(path.read_text())
     base = data.pop("base_dir", None)
     return Scenario.model_validate({**data, "base_dir": Path(base) if base else run_dir})
+
+
+def still_running(run_dir: Path) -> str | None:
+    """Why the run cannot be resumed because it still runs here (None: it does not)."""
+    try:
+        pid = int(json.loads((run_dir / "server.json").read_text())["pid"])
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if stat.rsplit(")", 1)[1].split()[0] == "Z":  # killed, not yet reaped
+        return None
+    return f"run {run_dir.name} is still running (its nats-server, pid {pid}, is up): attach to it"
 
 
 @dataclass(frozen=True)

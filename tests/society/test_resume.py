@@ -103,13 +103,20 @@ async def _log_of(run_dir: Path, run_id: str) -> list[Envelope]:
         await bus.close()
 
 
-async def _kill_when(run: Proc, run_dir: Path, run_id: str, evidence: Evidence) -> None:
-    """SIGKILL the run's process group and its nats-server once the log shows ``evidence``."""
+async def _kill_when(
+    run: Proc, run_dir: Path, run_id: str, evidence: Evidence, *, try_resume: bool = False
+) -> None:
+    """SIGKILL the run's process group and its nats-server once the log shows ``evidence``
+    (with ``try_resume``, first check that a run still running is not resumed)."""
     await run.expect(r"take part: society attach", timeout=180)
     async with asyncio.timeout(180):
         # Polls the log another process writes for the evidence (no event to wait on).
         while not evidence(await _log_of(run_dir, run_id)):  # noqa: ASYNC110
             await asyncio.sleep(0.05)
+    if try_resume:
+        early = await Proc.start("resume", run_id, "--runs-dir", str(run_dir.parent))
+        assert await early.finish(timeout=120) == 2, early.transcript
+        assert f"run {run_id} is still running" in early.transcript
     pid = json.loads((run_dir / "server.json").read_text())["pid"]
     os.killpg(run.proc.pid, signal.SIGKILL)
     os.kill(pid, signal.SIGKILL)
@@ -153,7 +160,8 @@ async def test_a_killed_run_resumes_and_finishes_as_if_never_stopped(
     where = ("--runs-dir", str(runs))
     run = await Proc.start("run", str(scenario), *where, "--run-id", run_id, session=True)
     try:
-        await _kill_when(run, run_dir, run_id, POINTS[point])
+        sandbox = point == "during a sandbox run"
+        await _kill_when(run, run_dir, run_id, POINTS[point], try_resume=sandbox)
     finally:
         run.stop()
     assert not (run_dir / "log.jsonl").exists() or point == "after the final"
