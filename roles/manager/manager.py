@@ -394,11 +394,8 @@ class Manager(Role[ManagerSettings]):
 
     async def _time_out(self, flight: InFlight) -> None:
         """A task past its timeout: cancel it and fail this attempt."""
-        limit = self.settings.task_timeout_s
-        ids = [flight.task_id]
-        await self.send(
-            Control(action="cancel", reason="task timeout", task_ids=ids, timeout_s=limit)
-        )
+        limit, ids, why = self.settings.task_timeout_s, [flight.task_id], "task timeout"
+        await self.send(Control(action="cancel", reason=why, task_ids=ids, timeout_s=limit))
         await self._apply(None, flight, flight.timed_out(limit))
 
     # -- the end -------------------------------------------------------------------------------
