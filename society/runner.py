@@ -164,6 +164,8 @@ async def run_scenario(
                 console.print(f"run {run_id} had already finished ({status}): nothing to resume")
                 console.print(f"[dim]log: {log_path}[/]", highlight=False)
                 await _export_once(observer, roles, log_path)
+                if options.sandbox_factory is None and not external:
+                    await _leftovers_removed(run_id, console)
                 return write_outcome(run_id, run_dir, state, log_path, already_finished=True)
             resuming = stopped is not None and stopped.goal is not None
             if stopped is not None and resuming:
@@ -263,6 +265,16 @@ async def _where_it_stopped(
         script = remaining_script(scenario.scripted_answers(), served)
         factory.continue_from(answers_to_serve_again(records), script)
     return stopped
+
+
+async def _leftovers_removed(run_id: str, console: Console) -> None:
+    """Remove the sandbox containers a killed run's pool had made and not started."""
+    from sandbox import SandboxError, gc  # Docker's client loads only when needed
+
+    try:
+        await gc(run_id)
+    except SandboxError as exc:
+        console.print(f"[dim]could not check for leftover sandbox containers: {exc}[/]")
 
 
 async def _export_once(observer: RunObserver, roles: list[Role[Any]], log_path: Path) -> None:

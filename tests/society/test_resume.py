@@ -136,12 +136,13 @@ def _containers_left(run_id: str) -> list[str]:
     remove themselves when their host dies; a loaded machine may take minutes)."""
     import docker
     import docker.errors
+    import requests.exceptions
 
     client = docker.from_env(version="auto", timeout=300)
     try:
         found = client.api.containers(all=True, filters={"label": f"org.society.run={run_id}"})
         for item in found:
-            with contextlib.suppress(docker.errors.NotFound):
+            with contextlib.suppress(docker.errors.NotFound, requests.exceptions.ConnectionError):
                 client.api.wait(item["Id"], condition="removed", timeout=240)
         left = client.api.containers(all=True, filters={"label": f"org.society.run={run_id}"})
         return [str(item["Id"]) for item in left]
