@@ -19,48 +19,12 @@ from bus.logfile import read_jsonl
 from bus.payloads import Final, TaskResult
 from sandbox import SandboxSettings
 from tests.conftest import docker_ready, require
+from tests.durable import ANSWER, durable
 from tests.test_compose import ROOT, compose_command
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1500)]
 
-SLOW = """
-name: cluster
-goal:
-  text: Find a fact about n and compute n squared slowly, then combine them.
-  inputs: {n: 7}
-models: {default: {provider: scripted}}
-sandbox: {timeout_s: 90, pool_size: 1}
-budgets: {wall_s: 600}
-script:
-  planner:
-    - answer:
-        success_criteria: [the fact and the square are combined]
-        tasks:
-          - {id: fact, role: researcher, description: State a fact about n., inputs: [n], outputs: [fact]}
-          - {id: square, role: coder, description: Compute n squared slowly., inputs: [n], outputs: [square]}
-          - {id: combine, role: coder, description: Combine the fact and the square into the answer., inputs: [fact, square], outputs: [answer], depends_on: [fact, square]}
-  researcher:
-    - delay_s: 8
-      answer:
-        outputs: {fact: "seven is prime"}
-        summary: A fact about seven.
-  coder:
-    - match: n squared slowly
-      answer: |
-        ```python
-        import json, time
-        n = json.load(open("inputs.json"))["n"]
-        time.sleep(8)
-        json.dump({"square": n * n}, open("outputs.json", "w"))
-        ```
-    - match: Combine the fact
-      answer: |
-        ```python
-        import json
-        i = json.load(open("inputs.json"))
-        json.dump({"answer": f"{i['fact']}; its square is {i['square']}"}, open("outputs.json", "w"))
-        ```
-"""
+SLOW = durable("cluster", planner_s=0, researcher_s=8, sandbox_s=8)
 
 
 @pytest.fixture(scope="module")
@@ -139,8 +103,6 @@ def test_a_run_across_the_containers_survives_a_nats_node_killed_mid_run(
     done = Counter(p.task_id for p in payloads if isinstance(p, TaskResult) and p.status == "done")
     assert done == {"fact": 1, "square": 1, "combine": 1}, done
     finals = [p for p in payloads if isinstance(p, Final)]
-    assert [(f.status, f.answer) for f in finals] == [
-        ("succeeded", "seven is prime; its square is 49")
-    ]
+    assert [(f.status, f.answer) for f in finals] == [("succeeded", ANSWER)]
     summary = json.loads((folder / "runs" / run_id / "summary.json").read_text())
     assert summary["status"] == "succeeded"

@@ -21,54 +21,15 @@ from bus import Bus, Envelope, runlog
 from bus.logfile import read_jsonl
 from bus.payloads import ExecRequest, Final, Goal, Plan, TaskAssignment, TaskResult
 from society.credentials import OWNER, RunAccess, RunCredentials
+from tests.durable import ANSWER, durable
 from tests.proc import alive
 
 from .humans import Proc
 
 pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(420)]
 
-DURABLE = """
-name: durable
-goal:
-  text: Find a fact about n and compute n squared slowly, then combine them.
-  inputs: {n: 7}
-models: {default: {provider: scripted}}
-delivery: {ack_wait_s: 3}
-sandbox: {timeout_s: 90, pool_size: 1}
-budgets: {wall_s: 300}
-script:
-  planner:
-    - delay_s: 3
-      answer:
-        success_criteria: [the fact and the square are combined]
-        tasks:
-          - {id: fact, role: researcher, description: State a fact about n., inputs: [n], outputs: [fact]}
-          - {id: square, role: coder, description: Compute n squared slowly., inputs: [n], outputs: [square]}
-          - {id: combine, role: coder, description: Combine the fact and the square into the answer., inputs: [fact, square], outputs: [answer], depends_on: [fact, square]}
-  researcher:
-    - delay_s: 4
-      answer:
-        outputs: {fact: "seven is prime"}
-        summary: A fact about seven.
-  coder:
-    - match: n squared slowly
-      answer: |
-        ```python
-        import json, time
-        n = json.load(open("inputs.json"))["n"]
-        time.sleep(6)
-        json.dump({"square": n * n}, open("outputs.json", "w"))
-        ```
-    - match: Combine the fact
-      answer: |
-        ```python
-        import json
-        i = json.load(open("inputs.json"))
-        json.dump({"answer": f"{i['fact']}; its square is {i['square']}"}, open("outputs.json", "w"))
-        ```
-"""
+DURABLE = durable("durable", planner_s=3, researcher_s=4, sandbox_s=6, ack_wait_s=3)
 
-ANSWER = "seven is prime; its square is 49"
 
 Evidence = Callable[[list[Envelope]], bool]
 
