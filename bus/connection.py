@@ -29,7 +29,7 @@ from nats.aio.subscription import Subscription as _NatsSubscription
 from nats.js.client import JetStreamContext
 from pydantic import ValidationError
 
-from bus import subjects
+from bus import subjects, taps
 from bus.authority import misfit
 from bus.deadletters import dead_letter, short_error
 from bus.envelope import Envelope, encode, encode_new, subject_for, subject_of
@@ -221,6 +221,7 @@ class Bus:
     async def publish(self, envelope: Envelope, subject: str | None = None) -> None:
         """Publish an envelope on its derived subject (or an explicit one)."""
         subj = subject or subject_for(envelope)
+        taps.sent(envelope)
         if self.durable and envelope.payload.DURABLE:
             await self.store(subj, encode(envelope), envelope.id)
             return
@@ -243,6 +244,7 @@ class Bus:
         """Publish a new envelope around ``payload`` (the lean path); returns its id."""
         mid, data = encode_new(run_id, sender, payload, parent_id, task_id)
         subj = subject or subject_of(run_id, payload, sender)
+        taps.sent_bytes(data)
         if self.durable and payload.DURABLE:
             await self.store(subj, data, mid)
             return mid
@@ -341,6 +343,7 @@ class Bus:
             if why is not None:
                 self.refuse(msg, why)
                 return
+            taps.delivered(envelope)
             try:
                 await handler(envelope)
             except Exception:

@@ -24,6 +24,7 @@ from bus.connection import Bus
 from bus.envelope import Envelope, decode
 from bus.errors import RunLogError
 from bus.logfile import LogRecord, record_from_raw, write_jsonl
+from bus.payloads import Presence
 from bus.subjects import Channel
 
 __all__ = [
@@ -269,5 +270,17 @@ async def follow_run(bus: Bus, run_id: str, *, from_seq: int = 1) -> AsyncIterat
 
 
 async def export_jsonl(bus: Bus, run_id: str, path: Path) -> int:
-    """Export a run's log from the stream to ``path``; returns the number of messages."""
-    return write_jsonl(await fetch_run(bus, run_id), path)
+    """Export a run's log from the stream to ``path``; returns the number of messages.
+
+    Presence heartbeats are left out: they matter only while the run lives (who is
+    there now), and they would be most of a long run's log. Arrivals and goodbyes stay.
+    """
+    records = [r for r in await fetch_run(bus, run_id) if not _heartbeat(r)]
+    return write_jsonl(records, path)
+
+
+def _heartbeat(record: LogRecord) -> bool:
+    env = record.envelope
+    return (
+        env is not None and isinstance(env.payload, Presence) and env.payload.status == "heartbeat"
+    )

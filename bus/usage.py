@@ -44,6 +44,9 @@ class Usage(_Payload):
     tokens_out: int = 0
     cost: float = 0.0
     latency_s: float = 0.0
+    """Seconds the call took, waits for a rate limit not included."""
+    rate_wait_s: float = 0.0
+    """Seconds the call waited for the model's rate limit before it was sent."""
     sandbox_s: float = 0.0
     fingerprint: str = ""
     """sha256 of the request (model, messages), for replay matching."""

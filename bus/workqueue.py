@@ -38,7 +38,7 @@ from nats.js import api
 from nats.js.client import JetStreamContext
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bus import subjects
+from bus import subjects, taps
 from bus.authority import misfit
 from bus.connection import Bus
 from bus.deadletters import short_error
@@ -364,6 +364,7 @@ class WorkQueue:
                 await msg.term()
             return
         delivery = Delivery(msg, envelope)
+        taps.delivered(envelope)
         if delivery.deliveries > self.settings.max_deliveries:
             await self._exhausted(delivery)
             return

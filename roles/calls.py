@@ -178,9 +178,12 @@ class ModelCalls:
             else None
         )
         retries: list[Retry] = []
+        waits: list[float] = []
         started = time.monotonic()
         try:
-            reply = await model.call(messages, task, schema=schema, tools=tools, retries=retries)
+            reply = await model.call(
+                messages, task, schema=schema, tools=tools, retries=retries, waits=waits
+            )
         except BaseException as exc:
             if guard is not None and held is not None:
                 guard.release(held)
@@ -191,7 +194,8 @@ class ModelCalls:
             failed = Usage(
                 kind="model",
                 model=model.model,
-                latency_s=round(time.monotonic() - started, 6),
+                latency_s=round(time.monotonic() - started - sum(waits), 6),
+                rate_wait_s=round(sum(waits), 6),
                 fingerprint=fingerprint(model.model, messages),
                 error=None if cancelled else why,
                 cancelled=cancelled,
@@ -215,6 +219,7 @@ class ModelCalls:
             tokens_out=reply.tokens_out,
             cost=reply.cost,
             latency_s=round(reply.latency_s, 6),
+            rate_wait_s=round(reply.rate_wait_s, 6),
             fingerprint=reply.fingerprint,
             answer=reply.text,
             tool_calls=list(reply.tool_calls),

@@ -28,6 +28,7 @@ __all__ = [
     "StructuredMode",
     "call_retries",
     "call_task",
+    "call_waits",
     "estimate_tokens",
     "fingerprint",
     "message_record",
@@ -46,6 +47,11 @@ call_retries: contextvars.ContextVar[list[Retry] | None] = contextvars.ContextVa
     "call_retries", default=None
 )
 """Where a retrying client notes each failed attempt of the current call (for the record)."""
+
+call_waits: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar(
+    "call_waits", default=None
+)
+"""Where a rate-limited client notes each wait of the current call for its limit."""
 
 
 def _text(content: object) -> str:
@@ -108,6 +114,8 @@ class ModelReply:
     tool_calls: tuple[ToolRequest, ...] = ()
     finish_reason: str | None = None
     retries: tuple[Retry, ...] = ()
+    rate_wait_s: float = 0.0
+    """Time spent waiting for the rate limit (not in ``latency_s``)."""
 
 
 @dataclass
@@ -159,6 +167,7 @@ class ModelAccess:
         schema: type[BaseModel] | None = None,
         tools: Sequence[ToolSchema] = (),
         retries: list[Retry] | None = None,
+        waits: list[float] | None = None,
     ) -> ModelReply:
         """Call the model once (for ``task_id``), asking for ``schema`` in the server's
         structured mode and offering ``tools``, and measure it. A retrying client notes
@@ -166,9 +175,11 @@ class ModelAccess:
         fp = fingerprint(self.model, messages)
         json_output, extra = structured_args(self.structured, schema)
         retries = [] if retries is None else retries
+        waits = [] if waits is None else waits
         start = time.monotonic()
         task_token = call_task.set(task_id)
         retry_token = call_retries.set(retries)
+        wait_token = call_waits.set(waits)
         try:
             result = await self.client.create(
                 list(messages),
@@ -177,9 +188,11 @@ class ModelAccess:
                 extra_create_args={**self.extra, **extra},
             )
         finally:
+            call_waits.reset(wait_token)
             call_retries.reset(retry_token)
             call_task.reset(task_token)
-        latency = time.monotonic() - start
+        waited = sum(waits)
+        latency = time.monotonic() - start - waited
         content = result.content
         calls: tuple[ToolRequest, ...] = ()
         if isinstance(content, str):
@@ -198,6 +211,7 @@ class ModelAccess:
             calls,
             str(result.finish_reason),
             tuple(retries),
+            waited,
         )
 
 

@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 
 from bus import ENVELOPE_ADAPTER, BusError, EmbeddedServer, subjects
-from society import cli_memory, cli_ops, cli_replay
+from society import cli_memory, cli_observe, cli_ops, cli_replay
 from society.cli_support import (
     EXIT_BAD_INPUT,
     EXIT_ENVIRONMENT,
@@ -313,6 +313,8 @@ def invite(
 app.command()(cli_replay.replay)
 app.command()(cli_replay.bundle)
 app.command()(cli_ops.worker)
+app.command()(cli_observe.trace)
+app.command()(cli_observe.web)
 app.command("nats-config")(cli_ops.nats_config)
 app.add_typer(cli_ops.sandbox_app, name="sandbox")
 app.add_typer(cli_memory.memory_app, name="memory")

@@ -4,6 +4,7 @@ operate the pieces of a distributed society."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -87,9 +88,12 @@ def worker(
             from sandbox import connect
 
             (await asyncio.to_thread(connect)).close()
-        async with WorkerHost(options) as host:
-            err.print(f"{role} worker {name} ready", highlight=False)
-            await host.serve()
+        from society.tracing.live import from_environment
+
+        with from_environment(f"worker-{role}-{name}", runner=False) or contextlib.nullcontext():
+            async with WorkerHost(options) as host:
+                err.print(f"{role} worker {name} ready", highlight=False)
+                await host.serve()
 
     guarded(serve)
 

@@ -1,7 +1,9 @@
 """The live view of a run (rich) and the end-of-run summary.
 
-On a terminal the view redraws a task table with usage and recent events; elsewhere
-(CI, pipes) it prints one line per notable event, so logs stay readable. A quiet view
+On a terminal the view redraws (at most 8 times a second) the tasks per state, the
+running and latest tasks, the budget line and recent events — a few rows whatever the
+plan's size; elsewhere (CI, pipes) it prints one line per notable event, so logs stay
+readable. A quiet view
 only keeps the state (when a person's conversation view owns the terminal). Text from the
 run (answers, notes, names, reasons) is printed through `society.terminal_text`, as rich
 Text, so it can neither drive the terminal nor inject markup.
@@ -10,6 +12,8 @@ Text, so it can neither drive the terminal nor inject markup.
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Iterable
 from pathlib import Path
 
 from rich.console import Console, Group
@@ -19,18 +23,26 @@ from rich.table import Table
 from rich.text import Text
 
 from bus import Envelope
-from society.progress import RunState
+from society.progress import STATES, RunState, TaskView
 from society.terminal_text import block, line, safe_line
 
 __all__ = ["LiveView", "render_summary"]
 
 _STYLE = {
     "pending": "dim",
+    "proposed": "dim italic",
     "running": "yellow",
     "done": "green",
     "failed": "red",
     "cancelled": "magenta",
+    "refused": "dim red",
+    "superseded": "dim",
+    "merged": "dim cyan",
 }
+_REDRAW_S = 0.125
+_ROWS = 6
+_FULL_TABLE = 40
+"""Up to this many tasks the summary lists them all; beyond, the ones that did not finish."""
 
 
 def spend(state: RunState) -> dict[str, float]:
@@ -54,28 +66,55 @@ def _budget_line(state: RunState, limits: dict[str, float | None] | None) -> str
         shown = f"{value:,.4g}" if isinstance(value, float) else f"{value:,}"
         parts.append(f"{name} {shown}" + (f"/{limit:,g}" if limit is not None else ""))
     parts.append(f"in flight {state.in_flight} (max {state.max_in_flight})")
+    if state.rate_wait_s > 0:
+        parts.append(f"waited {state.rate_wait_s:.1f}s for rate limits")
     return " · ".join(parts)
 
 
-def task_table(state: RunState) -> Table:
-    """The task graph as a table."""
+def states_line(state: RunState) -> Text:
+    """Tasks per state, in a fixed order (only the states that have tasks)."""
+    shown = [(f"{state.counts[s]} {s}", _STYLE.get(s, "")) for s in STATES if state.counts[s] > 0]
+    text = Text(" · ").join(Text(label, style) for label, style in shown) if shown else Text("")
+    if state.paused is not None:
+        text.append("  paused: ", "bold magenta").append(safe_line(state.paused))
+    return text
+
+
+def _note(state: RunState, t: TaskView) -> Text:
+    why = state.waiting_for(t)
+    note = f"waits for {why}" if why else (t.note or t.description[:80])
+    if t.rate_wait_s > 0:
+        note += f" (waited {t.rate_wait_s:.1f}s for a rate limit)"
+    return line(note)
+
+
+def task_table(state: RunState, tasks: Iterable[TaskView] | None = None) -> Table:
+    """The tasks (all, or those given) as a table."""
     table = Table(expand=True, show_edge=False, pad_edge=False)
-    for col in ("task", "role", "state", "try", "description / note"):
+    for col in ("task", "role", "state", "try", "value", "description / note"):
         table.add_column(col, overflow="fold")
-    for t in state.tasks.values():
-        style = _STYLE.get(t.state, "")
+    for t in state.tasks.values() if tasks is None else tasks:
         table.add_row(
             line(t.id),
             line(t.role),
-            line(t.state, style),
+            line(t.state, _STYLE.get(t.state, "")),
             str(t.attempts or ""),
-            line(t.note or t.description[:80]),
+            f"{t.value:g}",
+            _note(state, t),
         )
     return table
 
 
+def _shown_tasks(state: RunState) -> list[TaskView]:
+    """The running tasks first, then the latest to change (a few rows whatever the size)."""
+    running = [state.tasks[i] for i in list(state.running)[:_ROWS] if i in state.tasks]
+    seen = {t.id for t in running}
+    recent = [state.tasks[i] for i in reversed(state.recent) if i not in seen and i in state.tasks]
+    return running + recent[: max(2, _ROWS - len(running))]
+
+
 class LiveView:
-    """Shows a run as it happens."""
+    """Shows a run as it happens; each message costs the same whatever the plan's size."""
 
     def __init__(
         self,
@@ -90,31 +129,44 @@ class LiveView:
         self.budgets = budgets
         self.quiet = quiet
         self._live: Live | None = None
+        self._drawn = 0.0
 
     def __enter__(self) -> LiveView:
         if self.console.is_terminal and not self.quiet:
             self._live = Live(
-                self._render(), console=self.console, refresh_per_second=8, transient=True
+                self._render(), console=self.console, auto_refresh=False, transient=True
             )
             self._live.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
+            self._live.update(self._render(), refresh=True)
             self._live.__exit__(None, None, None)
             self._live = None
 
     def _render(self) -> Panel:
         s = self.state
-        events = Text("\n".join(safe_line(e) for e in s.events[-6:]), style="dim")
+        events = Text("\n".join(safe_line(e) for e in s.events[-4:]), style="dim")
         title = line(f"run {s.run_id} · plan {s.revision} · {s.messages} messages")
-        return Panel(Group(task_table(s), Text(_budget_line(s, self.budgets)), events), title=title)
+        return Panel(
+            Group(
+                states_line(s),
+                task_table(s, _shown_tasks(s)),
+                Text(_budget_line(s, self.budgets)),
+                events,
+            ),
+            title=title,
+        )
 
     def update(self, env: Envelope) -> None:
-        """Fold a message in and redraw (or print its event line)."""
+        """Fold a message in and redraw at most every `_REDRAW_S` (or print its event line)."""
         event = self.state.apply(env)
         if self._live is not None:
-            self._live.update(self._render())
+            now = time.monotonic()
+            if now - self._drawn >= _REDRAW_S:
+                self._drawn = now
+                self._live.update(self._render(), refresh=True)
         elif event and not self.quiet:
             shown = Text.assemble(line(f"{env.sender:>14}", "dim"), " ", line(event))
             self.console.print(shown, highlight=False, soft_wrap=True)
@@ -140,7 +192,15 @@ def render_summary(
     elif final and final.outputs:
         text = json.dumps(final.outputs, indent=1, ensure_ascii=False)
         console.print(Panel(block(text), title="results so far", expand=False))
-    console.print(task_table(state))
+    console.print(states_line(state))
+    if len(state.tasks) <= _FULL_TABLE:
+        console.print(task_table(state))
+    else:
+        unfinished = [t for t in state.tasks.values() if t.state != "done"]
+        if unfinished:
+            console.print(task_table(state, unfinished[:_FULL_TABLE]))
+        if len(unfinished) > _FULL_TABLE:
+            console.print(f"[dim]… and {len(unfinished) - _FULL_TABLE} more unfinished tasks[/]")
     if state.critiques:
         for c in state.critiques:
             said = line(f" {c.detector} → {c.verdict}: {c.summary}")

@@ -59,6 +59,7 @@ from society.resumption import Stopped, answers_to_serve_again, remaining_script
 from society.scenario import WORKER_ROLES, Scenario
 from society.terminal_text import safe_line
 from society.tools import Tools
+from society.tracing.live import from_environment
 
 __all__ = [
     "Companion",
@@ -147,6 +148,9 @@ async def run_scenario(
         async with AsyncExitStack() as stack:
             person = person_name(options.human or None) if options.human is not None else None
             identities = _identities(scenario, external, person)
+            tracer = from_environment("runner", runner=True)
+            if tracer is not None:
+                stack.enter_context(tracer)
             access = await _nats(stack, options, run_dir, run_id, identities, console)
             url = access.url
             view = LiveView(console, state, limits, quiet=options.human is not None)

@@ -89,6 +89,8 @@ class HumanSession:
         self.lines = lines
         self.conv = Conversation()
         self.announced = False
+        self.ready = asyncio.Event()
+        """Set once the history is read (and the person announced, unless the run had ended)."""
 
     @property
     def sender(self) -> str:
@@ -105,12 +107,14 @@ class HumanSession:
             late = self.conv.human.ratings_closed(self.conv.final_ts, time.time())
             if late is not None:
                 self.console.print(f"[dim]{escape(late)}[/]", highlight=False)
+            self.ready.set()
             return self.conv.final
         self._pick_name()
         await self._send(
             Presence(status="up", role="human", host=socket.gethostname(), pid=os.getpid())
         )
         self.announced = True
+        self.ready.set()
         self._banner()
         last = history[-1].seq if history else 0
         jobs = [

@@ -47,8 +47,10 @@ class RateLimiter:
         self.tokens = TokenBucket(tpm) if tpm else None
         self._lock = asyncio.Lock()
 
-    async def acquire(self, tokens: int) -> None:
-        """Wait until a request of about ``tokens`` tokens fits both limits, then take it."""
+    async def acquire(self, tokens: int) -> float:
+        """Wait until a request of about ``tokens`` tokens fits both limits, then take it;
+        returns the seconds waited."""
+        began = time.monotonic()
         async with self._lock:
             while True:
                 now = time.monotonic()
@@ -64,6 +66,7 @@ class RateLimiter:
                 self.requests.take(1, now)
             if self.tokens:
                 self.tokens.take(tokens, now)
+        return time.monotonic() - began
 
     def settle(self, estimated: int, actual: int) -> None:
         """Correct the token bucket once the real usage is known."""

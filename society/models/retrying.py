@@ -35,7 +35,7 @@ from tenacity import (
 
 from bus.payloads import Retry
 from roles.errors import ModelCallError
-from roles.model_access import call_retries
+from roles.model_access import call_retries, call_waits
 from society.models.ratelimit import RateLimiter, is_rate_limited, retry_after
 
 __all__ = ["RetryingClient", "is_transient", "status_of"]
@@ -138,7 +138,10 @@ class RetryingClient(ChatCompletionClient):
 
         async def once() -> CreateResult:
             if self.limiter is not None:
-                await self.limiter.acquire(estimate)
+                waited = await self.limiter.acquire(estimate)
+                noted = call_waits.get()
+                if noted is not None and waited > 0.001:
+                    noted.append(waited)
             call = self.inner.create(
                 messages,
                 tools=tools,

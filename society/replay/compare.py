@@ -22,7 +22,7 @@ from bus.payloads import Usage
 __all__ = ["Canonical", "Divergence", "Lane", "Places", "canonical_stream", "first_divergence"]
 
 _DURATION = re.compile(r"\b\d+(?:\.\d+)?\s?s\b")
-_IGNORED_FIELDS = {"usage": {"latency_s"}, "tool_call": {"latency_s"}}
+_IGNORED_FIELDS = {"usage": {"latency_s", "rate_wait_s"}, "tool_call": {"latency_s"}}
 _SKIPPED_TYPES = {"presence"}
 
 Lane = tuple[str, str]

@@ -1,0 +1,1 @@
+"""Traces of runs: spans folded from the messages, exported over OTLP (live or afterwards)."""

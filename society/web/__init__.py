@@ -1,0 +1,1 @@
+"""The local web view of runs (`society web`)."""
