@@ -21,6 +21,8 @@ from society.web.graph import graph_svg
 __all__ = ["RunPage"]
 
 _MESSAGES = 300
+_PACE_S = 5.0
+"""A forecast from the pace so far needs this much of the run behind it."""
 
 
 @dataclass
@@ -84,7 +86,8 @@ class RunPage:
         for name, value in used.items():
             limit = self.limits.get(name)
             eta = None
-            if limit is not None and value > 0 and self.state.final is None:
+            pace_known = name == "wall_s" or wall >= _PACE_S
+            if limit is not None and value > 0 and self.state.final is None and pace_known:
                 rate = 1.0 if name == "wall_s" else value / wall
                 eta = max(0.0, (limit - value) / rate)
             rows.append({"name": name, "used": round(value, 4), "limit": limit, "eta_s": eta})
