@@ -28,6 +28,11 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(os.environ.get("SOCIETY_TEST_ARTIFACTS", ROOT / ".society" / "test-artifacts"))
 
 
+@pytest.fixture(autouse=True)
+def _artifacts_folder() -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+
+
 class Proc:
     """A CLI process whose output lines can be waited for."""
 
@@ -98,7 +103,6 @@ async def test_a_person_approves_and_answers_from_the_browser(tmp_path: Path) ->
 
     runs = tmp_path / "runs"
     scenario = ROOT / "scenarios" / "human.yaml"
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
     async with (
         cli("run", str(scenario), "--runs-dir", str(runs)) as run,
         async_playwright() as pw,
