@@ -40,6 +40,26 @@ async def test_export_and_read_back_round_trip_exactly(
     assert again.read_bytes() == path.read_bytes()
 
 
+async def test_the_exported_log_keeps_arrivals_and_goodbyes_but_no_heartbeats(
+    nats_url: str, run_id: str, tmp_path: Path
+) -> None:
+    from bus.payloads import Presence
+
+    statuses = ["up", "heartbeat", "heartbeat", "heartbeat", "down"]
+    async with Bus(nats_url, name="w") as bus:
+        await runlog.ensure_stream(bus)
+        for status in statuses:
+            presence = Presence(status=status, role="coder")  # type: ignore[arg-type]
+            await bus.publish(Envelope.new(run_id, "coder/0", presence))
+        stored = await runlog.fetch_run(bus, run_id)
+        while len(stored) < len(statuses):  # core publishes: wait until the stream has them
+            stored = await runlog.fetch_run(bus, run_id)
+        count = await runlog.export_jsonl(bus, run_id, tmp_path / "log.jsonl")
+    kept = [r.envelope.payload for r in read_jsonl(tmp_path / "log.jsonl").records if r.envelope]
+    assert count == 2
+    assert [k.status for k in kept] == ["up", "down"]  # type: ignore[union-attr]
+
+
 def write_log(path: Path, n: int) -> list[bytes]:
     records = [
         LogRecord(seq=i + 1, subject="society.r.chat", envelope=Envelope.new("r", "a/0", p))

@@ -1,0 +1,124 @@
+"""The live view's cost: CPU of a scripted 1,000-task `society run` with the live view on a
+pseudo-terminal, against the same run with its output going to a file (one line per
+event, no live view), in interleaved pairs (A, B, A, B...) in one run.
+
+    python bench/live_view.py [--tasks 1000] [--pairs 3]
+
+Prints each arm's CPU seconds (user + system of the `society run` process and the
+nats-server it starts) as median and spread, and the pairwise ratio. Target (issue 17):
+the live view costs at most 1.1x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pty
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def scenario(tasks: int, width: int) -> str:
+    """``tasks`` researcher tasks in layers of ``width``; each depends on one of the layer
+    before. Every answer is matched to its task, so any order of calls works."""
+    lines = [
+        "name: live-view-bench",
+        "goal: {text: Answer many small questions.}",
+        "models: {default: {provider: scripted}}",
+        f"budgets: {{wall_s: 1800, calls: {tasks * 2 + 50}}}",
+        "roles:",
+        "  researcher: {concurrency: 64}",
+        f"  critic: {{every_results: {tasks}, every_s: 600}}",
+        "script:",
+        "  planner:",
+        "    - answer:",
+        "        success_criteria: [all answered]",
+        "        tasks:",
+    ]
+    for i in range(tasks):
+        deps = f", depends_on: [t{i - width}]" if i >= width else ""
+        lines.append(
+            f"          - {{id: t{i}, role: researcher, description: Answer question {i}., "
+            f"outputs: [o{i}]{deps}}}"
+        )
+    lines.append("  researcher:")
+    for i in range(tasks):
+        lines.append(f"    - {{match: 'Your task \\(t{i}\\)', answer: {{outputs: {{o{i}: {i}}}}}}}")
+    return "\n".join(lines) + "\n"
+
+
+def _drain(fd: int) -> None:
+    while True:
+        try:
+            if not os.read(fd, 65536):
+                return
+        except OSError:
+            return
+
+
+def one_run(path: Path, runs: Path, on_terminal: bool) -> float:
+    """CPU seconds of one `society run` (and its children), with or without a terminal."""
+    cmd = [sys.executable, "-m", "society.cli", "run", str(path), "--runs-dir", str(runs)]
+    env = {**os.environ, "COLUMNS": "160", "LINES": "50", "TERM": "xterm-256color"}
+    if on_terminal:
+        master, slave = pty.openpty()
+        reader = threading.Thread(target=_drain, args=(master,), daemon=True)
+        reader.start()
+        proc = subprocess.Popen(cmd, stdin=slave, stdout=slave, stderr=slave, env=env)
+        os.close(slave)
+    else:
+        sink = (runs / "out.txt").open("wb")
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, env=env)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if on_terminal:
+        os.close(master)
+    else:
+        sink.close()
+    if proc.returncode != 0:
+        raise SystemExit(f"the run failed with exit code {proc.returncode}")
+    return usage.ru_utime + usage.ru_stime
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=1000)
+    parser.add_argument("--width", type=int, default=100, help="tasks per layer")
+    parser.add_argument("--pairs", type=int, default=3)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-live-") as tmp:
+        path = Path(tmp) / "scenario.yaml"
+        path.write_text(scenario(args.tasks, args.width))
+        live: list[float] = []
+        plain: list[float] = []
+        for n in range(args.pairs):
+            for on_terminal, into in ((True, live), (False, plain)):
+                began = time.monotonic()
+                runs = Path(tmp) / f"runs-{n}-{int(on_terminal)}"
+                runs.mkdir()
+                into.append(one_run(path, runs, on_terminal))
+                print(
+                    f"pair {n + 1} {'live view ' if on_terminal else 'no terminal'}: "
+                    f"{into[-1]:.2f} s CPU ({time.monotonic() - began:.1f} s wall)",
+                    flush=True,
+                )
+    ratios = [a / b for a, b in zip(live, plain, strict=True)]
+
+    def shown(xs: list[float]) -> str:
+        return f"median {statistics.median(xs):.3f} (min {min(xs):.3f}, max {max(xs):.3f})"
+
+    print(f"{args.tasks} tasks, {args.pairs} interleaved pairs")
+    print(f"  live view on a pty: {shown(live)} s CPU")
+    print(f"  no terminal:        {shown(plain)} s CPU")
+    print(f"  ratio live/plain:   {shown(ratios)}   target <= 1.1")
+
+
+if __name__ == "__main__":
+    main()
