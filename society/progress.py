@@ -224,7 +224,8 @@ class RunState:
                 self._running.discard(p.task_id)
                 self.in_flight = len(self._running)
                 done = self.tasks.get(p.task_id)
-                if done is not None:
+                stopped = done is not None and done.state == "cancelled" and p.status != "done"
+                if done is not None and not stopped:  # a cancelled task's late result stays so
                     self._set(done, "failed" if p.status == "budget_exhausted" else p.status)
                     done.note = (p.error or p.summary or "")[:120]
             case Usage() | ToolCall():
@@ -240,6 +241,7 @@ class RunState:
                 self.final = p
                 self.paused = None
                 self.asking.clear()
+                self._cancel(list(self._running), "the run ended while it ran")
             case Question():
                 self.asking[p.question_id] = (
                     "plan" if p.kind == "plan_approval" else env.task_id or "run"
@@ -247,6 +249,8 @@ class RunState:
             case Answer():
                 self.asking.pop(p.question_id, None)
             case Control():
+                if p.action in ("cancel", "budget_exhausted") and p.timeout_s is None:
+                    self._cancel(p.task_ids, p.reason or p.action)
                 if p.action == "pause":
                     self.paused = p.reason or f"paused by {p.by or env.sender}"
                 elif p.action in ("resume", "resumed"):
@@ -268,6 +272,16 @@ class RunState:
                 assert_never(p)
         line = describe(p, env).event
         return self.event(line) if line is not None else None
+
+    def _cancel(self, task_ids: list[str], why: str) -> None:
+        """Tasks stopped while they ran (an abort, a budget, the run's end)."""
+        for task_id in task_ids:
+            view = self.tasks.get(task_id)
+            if view is not None and view.state == "running":
+                self._set(view, "cancelled")
+                view.note = why[:120]
+            self._running.discard(task_id)
+        self.in_flight = len(self._running)
 
     def _decided(self, p: PlanDecision) -> None:
         """A plan accepted (its tasks pending, duplicates merged, older plans' open tasks

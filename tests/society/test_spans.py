@@ -79,3 +79,23 @@ def test_states_are_honest_refused_superseded_merged_cancelled() -> None:
     assert state.counts == {"refused": 1, "cancelled": 1, "merged": 1, "pending": 1} | {
         k: 0 for k in state.counts if state.counts[k] == 0
     }
+
+
+def test_after_an_abort_the_tasks_that_ran_are_cancelled_not_failed() -> None:
+    goal = Envelope.new(RUN, "runner/0", p.Goal(text="g"))
+    state = RunState(RUN)
+    run_b = goal.reply("manager/0", p.TaskAssignment(task=spec("b", "coder"), goal="g"))
+    run_c = goal.reply("manager/0", p.TaskAssignment(task=spec("c", "coder"), goal="g"))
+    cancel = goal.reply(
+        "manager/0", p.Control(action="cancel", reason="aborted by alice", task_ids=["b"])
+    )
+    final = goal.reply("manager/0", p.Final(status="aborted", reason="aborted by alice"))
+    late = run_b.reply(
+        "coder/0", p.TaskResult(task_id="b", role="coder", status="failed", error="cancelled")
+    )
+    for env in (goal, run_b, run_c, cancel, final, late):
+        state.apply(env)
+    assert state.tasks["b"].state == "cancelled"
+    assert state.tasks["b"].note == "aborted by alice"
+    assert state.tasks["c"].state == "cancelled"  # still running when the run ended
+    assert state.in_flight == 0
