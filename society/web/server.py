@@ -98,6 +98,10 @@ class WebApp:
             found.append({"id": run_id, "status": "opened", "mtime": folder.stat().st_mtime})
         return sorted(found, key=lambda r: -r["mtime"])
 
+    def read_only(self, run_id: str) -> bool:
+        """Whether the run was opened from a log or bundle (nobody acts on it)."""
+        return run_id in self._opened
+
     def folder_of(self, run_id: str) -> Path:
         """Where a run's files are (its run folder, or an opened log's)."""
         return self._opened.get(run_id) or self.runs_dir / run_id
@@ -222,8 +226,7 @@ def make_app(web: WebApp) -> Starlette:
             page = await web.page(run_id)
         except (SocietyError, BusError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=404)
-        writable = run_id not in web._opened
-        data = page.to_json(writable=writable)
+        data = page.to_json(writable=not web.read_only(run_id))
         data["person"] = person_name(web.person)
         return JSONResponse(data)
 
@@ -238,7 +241,7 @@ def make_app(web: WebApp) -> Starlette:
 
     async def act(request: Request) -> Response:
         run_id = request.path_params["run_id"]
-        if run_id in web._opened:
+        if web.read_only(run_id):
             return JSONResponse({"error": "an opened log is read-only"}, status_code=403)
         body = await request.json()
         try:

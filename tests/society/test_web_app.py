@@ -1,0 +1,40 @@
+"""The web view's application without a browser: a bundle and a log file open read-only,
+the JSON view of a run, prompts, and clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from starlette.testclient import TestClient
+
+from society.replay.bundle import make_bundle
+from society.web.server import WebApp, make_app
+
+from .replay.logs import RUN, write
+
+
+def test_a_bundle_opens_read_only_with_its_tasks_and_spend(tmp_path: Path) -> None:
+    run_dir = tmp_path / "runs" / RUN
+    run_dir.mkdir(parents=True)
+    write(run_dir / "log.jsonl")
+    (run_dir / "prompts").mkdir()
+    (run_dir / "prompts" / "abc123.json").write_text('{"messages": []}')
+    bundle = make_bundle(run_dir, tmp_path / "run.tar.gz")
+    web = WebApp(tmp_path / "elsewhere", extra=[bundle])
+    with TestClient(make_app(web)) as client:
+        runs = client.get("/api/runs").json()["runs"]
+        assert [(r["id"], r["status"]) for r in runs] == [(RUN, "opened")]
+        page = client.get(f"/api/runs/{RUN}").json()
+        assert page["writable"] is False and page["status"] == "succeeded"
+        assert {t["id"]: t["state"] for t in page["tasks"]} == {"a": "done", "b": "done"}
+        assert {b["name"] for b in page["budgets"]} >= {"calls", "tokens", "wall_s"}
+        assert 'data-task="a"' in page["graph"]
+        assert client.get(f"/api/runs/{RUN}/prompts/abc123").json() == {"messages": []}
+        assert client.get(f"/api/runs/{RUN}/prompts/nope").status_code == 404
+        acted = client.post(f"/api/runs/{RUN}/act", json={"action": "abort", "name": "bob"})
+        assert acted.status_code == 403
+        assert acted.json()["error"] == "an opened log is read-only"
+        missing = client.get("/api/runs/no-such-run")
+        assert missing.status_code == 404
+        assert "no-such-run" in missing.json()["error"]
+        assert "society · run" in client.get(f"/runs/{RUN}").text
