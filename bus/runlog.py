@@ -12,6 +12,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import NamedTuple
 
 import nats.errors
 import nats.js.errors
@@ -30,6 +31,7 @@ from bus.subjects import Channel
 __all__ = [
     "STREAM_NAME",
     "WORK_QUEUES",
+    "Exported",
     "active_runs",
     "ensure_stream",
     "export_jsonl",
@@ -269,14 +271,22 @@ async def follow_run(bus: Bus, run_id: str, *, from_seq: int = 1) -> AsyncIterat
             await sub.unsubscribe()
 
 
-async def export_jsonl(bus: Bus, run_id: str, path: Path) -> int:
-    """Export a run's log from the stream to ``path``; returns the number of messages.
+class Exported(NamedTuple):
+    """What an export wrote, and the heartbeats it left out."""
+
+    messages: int
+    heartbeats: int
+
+
+async def export_jsonl(bus: Bus, run_id: str, path: Path) -> Exported:
+    """Export a run's log from the stream to ``path``.
 
     Presence heartbeats are left out: they matter only while the run lives (who is
     there now), and they would be most of a long run's log. Arrivals and goodbyes stay.
     """
-    records = [r for r in await fetch_run(bus, run_id) if not _heartbeat(r)]
-    return write_jsonl(records, path)
+    stored = await fetch_run(bus, run_id)
+    records = [r for r in stored if not _heartbeat(r)]
+    return Exported(write_jsonl(records, path), len(stored) - len(records))
 
 
 def _heartbeat(record: LogRecord) -> bool:

@@ -152,9 +152,10 @@ class RunObserver:
             await role.stop()
         with contextlib.suppress(BusError):
             await self.bus.flush()
-        count = await runlog.export_jsonl(self.bus, self.run_id, path)
+        exported = await runlog.export_jsonl(self.bus, self.run_id, path)
         self.exported = True
-        log.info("exported run log", path=str(path), messages=count)
+        self.view.state.heartbeats = exported.heartbeats  # the exact count the file left out
+        log.info("exported run log", path=str(path), messages=exported.messages)
         if self.parked is None:
             with contextlib.suppress(BusError):  # the server drops idle queues anyway
                 await workqueue.delete_run_queues(self.bus, self.run_id)

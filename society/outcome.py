@@ -84,5 +84,6 @@ def summary_of(outcome: RunOutcome) -> dict[str, Any]:
         "critiques": [c.model_dump() for c in s.critiques],
         "max_in_flight": s.max_in_flight,
         "messages": s.messages,
+        "heartbeats_left_out": s.heartbeats,
         "log": str(outcome.log_path) if outcome.log_path else None,
     }
