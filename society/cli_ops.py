@@ -3,7 +3,6 @@ operate the pieces of a distributed society."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import sys
 from pathlib import Path
@@ -84,6 +83,8 @@ def worker(
     )
 
     async def serve() -> None:
+        import asyncio
+
         if role == "coder":  # fail now, not at the first task, when code cannot run
             from sandbox import connect
 

@@ -19,12 +19,12 @@ from society.cli_support import (
     out,
     run_async,
 )
-from society.scenario import Scenario
 from society.terminal_text import safe_line
 
 if TYPE_CHECKING:
     from society.replay.source import LogSource
     from society.runner import RunOptions
+    from society.scenario import Scenario
 
 __all__ = ["bundle", "replay"]
 

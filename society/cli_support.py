@@ -3,20 +3,20 @@ coroutine so that Ctrl-C and SIGTERM clean up, and turning errors into one clear
 
 from __future__ import annotations
 
-import asyncio
 import signal
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from bus import BusError
 from society.errors import ModelConfigError, RunError, ScenarioError
-from society.scenario import Scenario, load_scenario
 from society.terminal_text import safe_block
+
+if TYPE_CHECKING:
+    from society.scenario import Scenario
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -46,6 +46,7 @@ out = Console()
 def run_async(coro: Coroutine[Any, Any, T]) -> T:
     """Run ``coro``; SIGTERM and Ctrl-C cancel it so every context manager cleans up (and
     one more of either, during clean-up, cannot cut short what must finish: the log)."""
+    import asyncio  # here, not at the top: `society --help` starts without it
 
     async def wrapper() -> T:
         loop = asyncio.get_running_loop()
@@ -74,6 +75,8 @@ def fail(message: str, code: int) -> typer.Exit:
 
 def load_or_exit(path: Path) -> Scenario:
     """Load a scenario, or print its issues and exit 2."""
+    from society.scenario import load_scenario
+
     try:
         return load_scenario(path)
     except ScenarioError as exc:
@@ -86,6 +89,7 @@ def load_or_exit(path: Path) -> Scenario:
 
 def guarded(make: Callable[[], Coroutine[Any, Any, T]]) -> T:
     """Run a coroutine, turning environment problems into clear errors and exit codes."""
+    from bus import BusError
     from sandbox.errors import SandboxError
 
     try:
