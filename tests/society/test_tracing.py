@@ -10,19 +10,17 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
 from society.cli import app
 from society.logs import configure_logging
-from society.runner import RunOptions, run_scenario
-from society.scenario import load_scenario
 from society.tracing.spans import trace_id_of
 from tests.conftest import docker_ready, require
 from tests.otlp_receiver import Span, otlp_receiver
 
 from .conftest import ROOT, RunYaml, payloads
 from .replay.logs import write
+from .test_distributed import run_external
 from .workers import workers
 
 pytestmark = [pytest.mark.nats, pytest.mark.timeout(120)]
@@ -134,22 +132,12 @@ script:
 async def test_a_worker_process_sends_its_spans_into_the_runs_trace(
     nats_url: str, run_id: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    path = tmp_path / "traced.yaml"
-    path.write_text(TWO_STEPS)
     with otlp_receiver() as receiver:
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
         specs = [("planner", "wp", nats_url), ("researcher", "wr", nats_url)]
         async with workers(specs, run_id=run_id, runs_dir=tmp_path / "w"):
-            opts = RunOptions(
-                nats_url=nats_url,
-                runs_dir=tmp_path / "runs",
-                memory_dir=tmp_path / "memory",
-                run_id=run_id,
-                workers="external",
-            )
-            scenario = load_scenario(path)
             outcome = await asyncio.wait_for(
-                run_scenario(scenario, opts, Console(stderr=True, width=120)), 90
+                run_external(TWO_STEPS, nats_url, run_id, tmp_path), 90
             )
             assert outcome.exit_code == 0, outcome.final
             # the workers' spans come from their processes (each flushes as it stops)
