@@ -36,12 +36,13 @@ import structlog
 from nats.aio.msg import Msg
 from nats.js import api
 from nats.js.client import JetStreamContext
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 
 from bus import subjects, taps
 from bus.authority import misfit
 from bus.connection import Bus
 from bus.deadletters import short_error
+from bus.delivery import DeliverySettings
 from bus.envelope import Envelope, decode
 from bus.errors import BusError, BusPermissionError, RunLogError
 from bus.payloads import DeadLetter
@@ -60,21 +61,6 @@ __all__ = [
 ]
 
 log = structlog.get_logger("bus.workqueue")
-
-
-class DeliverySettings(BaseModel):
-    """How work is handed out and taken back (a scenario's ``delivery`` section)."""
-
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
-
-    ack_wait_s: float = Field(default=30.0, gt=0)
-    """Seconds without a heartbeat after which a task goes to another worker."""
-    max_deliveries: int = Field(default=3, ge=1, le=100)
-    """Deliveries of one task before it is dead-lettered and failed."""
-    poll_s: float = Field(default=5.0, gt=0)
-    """How long one pull waits on the server for work."""
-    inactive_s: float = Field(default=3600.0, gt=0)
-    """A queue nobody pulls from for this long is removed by the server."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from bus import ConnectOptions
-from bus.workqueue import DeliverySettings
+from bus.delivery import DeliverySettings
 from roles.budget import BudgetGuard, BudgetSettings
 from roles.execution import CodeRunner
 from roles.memory import Corpus, Memory

@@ -13,7 +13,7 @@ import json
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from autogen_core import FunctionCall
 from autogen_core.models import ChatCompletionClient, LLMMessage
@@ -21,6 +21,7 @@ from autogen_core.tools import ToolSchema
 from pydantic import BaseModel
 
 from bus.payloads import Retry, ToolRequest
+from roles.settings import StructuredMode
 
 __all__ = [
     "ModelAccess",
@@ -34,11 +35,6 @@ __all__ = [
     "message_record",
     "structured_args",
 ]
-
-StructuredMode = Literal["json_schema", "json_object", "ollama", "vllm", "prompt"]
-"""How a server takes a schema: OpenAI's ``json_schema`` response format; llama.cpp's
-``json_object`` with a ``schema``; Ollama's ``format``; vLLM's ``guided_json``; or not at
-all (the schema goes in the prompt and the answer is parsed)."""
 
 call_task: contextvars.ContextVar[str | None] = contextvars.ContextVar("call_task", default=None)
 """The task a model call is made for (None: none), for clients that care (replay)."""

@@ -22,7 +22,13 @@ __all__ = [
     "ResearcherSettings",
     "RoleSettings",
     "StrictModel",
+    "StructuredMode",
 ]
+
+StructuredMode = Literal["json_schema", "json_object", "ollama", "vllm", "prompt"]
+"""How a server takes a schema: OpenAI's ``json_schema`` response format; llama.cpp's
+``json_object`` with a ``schema``; Ollama's ``format``; vLLM's ``guided_json``; or not at
+all (the schema goes in the prompt and the answer is parsed)."""
 
 
 class StrictModel(BaseModel):

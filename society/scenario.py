@@ -13,7 +13,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
-from bus.workqueue import DeliverySettings
+from bus.delivery import DeliverySettings
 from roles.budget import BudgetSettings
 from roles.settings import (
     CoderSettings,

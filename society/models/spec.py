@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
-from roles.model_access import StructuredMode
+from roles.settings import StructuredMode
 
 __all__ = [
     "PROVIDER_ALIASES",

@@ -3,9 +3,10 @@ workbench (`mcp`), and a run's recorded calls served back in a re-run (`recorded
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-from roles.tools import ToolBox
+if TYPE_CHECKING:
+    from roles.tools import ToolBox
 
 __all__ = ["Tools"]
 
