@@ -106,12 +106,18 @@ def _subscribes(role: str, run: str) -> list[str]:
     return [p for c in listens for p in _patterns(c, run, chat_to=role)]
 
 
+def _limits(role: str, run: str) -> list[str]:
+    """Where a role's processes ask the run's shared rate limits and budget (not people)."""
+    return [] if role == "human" else [f"{subjects.LIMITS_PREFIX}.{run}.{role}"]
+
+
 def role_permissions(role: str) -> dict[str, Any]:
     """The publish/subscribe allow lists of ``role``'s user (any run: a shared server)."""
-    publish = _publishes(role, "*", None)
+    publish = [*_publishes(role, "*", None), *_limits(role, "*")]
     subscribe = [*_subscribes(role, "*"), f"{inbox_prefix(role)}.>"]
-    if role == "manager":
+    if role == "manager":  # also the runner's login, which hosts the run's limits
         acks = subjects.js_ack(queue_stream("manager"))
+        subscribe.append(subjects.limits_wildcard())
         return _allow([*publish, f"{subjects.JS_API}.>", acks], subscribe)
     # Find runs to join (workers started after the goal) and read their goal.
     publish += [subjects.js_stream_info(STREAM_NAME), subjects.js_msg_get(STREAM_NAME)]
@@ -138,7 +144,7 @@ def identity_permissions(run_id: str, role: str, sender: str) -> dict[str, Any]:
     """
     subjects.check_token(run_id, "run id")
     identity = signature(sender)
-    publish = _publishes(role, run_id, sender)
+    publish = [*_publishes(role, run_id, sender), *_limits(role, run_id)]
     subscribe = [*_subscribes(role, run_id), f"{inbox_prefix(identity)}.>"]
     publish += [subjects.js_stream_info(STREAM_NAME), subjects.js_msg_get(STREAM_NAME)]
     queue = QUEUES.get(role)

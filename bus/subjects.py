@@ -17,6 +17,7 @@ __all__ = [
     "ALL_RUNS",
     "JS_ACK",
     "JS_API",
+    "LIMITS_PREFIX",
     "PREFIX",
     "Channel",
     "ParsedSubject",
@@ -30,6 +31,8 @@ __all__ = [
     "js_direct_get",
     "js_msg_get",
     "js_stream_info",
+    "limits_subject",
+    "limits_wildcard",
     "matches",
     "parse",
     "run_of_consumer",
@@ -39,6 +42,9 @@ __all__ = [
 ]
 
 PREFIX = "society"
+LIMITS_PREFIX = "society_limits"
+"""Requests to a run's shared rate limits and budget (`bus.limits`): outside ``society.>``,
+so they are not in the run log."""
 ALL_RUNS = f"{PREFIX}.>"
 
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
@@ -191,6 +197,19 @@ def parse(value: str) -> ParsedSubject:
             return ParsedSubject(run_id, channel, tail[len(name) + 1 :])
     msg = f"{value!r} has an unknown channel"
     raise SubjectError(msg)
+
+
+def limits_subject(run_id: str, role: str) -> str:
+    """Where ``role``'s processes ask the run's limits host: ``society_limits.<run>.<role>``
+    (the role token lets permissions stop one role from settling for another)."""
+    return f"{LIMITS_PREFIX}.{check_token(run_id, 'run id')}.{check_token(role, 'role')}"
+
+
+def limits_wildcard(run_id: str = "*") -> str:
+    """Every request to the limits of one run (or of any run, with ``*``)."""
+    if run_id != "*":
+        check_token(run_id, "run id")
+    return f"{LIMITS_PREFIX}.{run_id}.*"
 
 
 def matches(pattern: str, value: str) -> bool:

@@ -4,14 +4,15 @@
 - `Spend`: what was used. `Spend.add_usage` folds a usage message: the manager's
   `BudgetTracker` and the live view (``society.progress``) fold the same messages with
   it, so they show the same numbers.
-- `BudgetGuard`: checked *before* every model call and sandbox run of the roles in one
-  process. A call reserves what it may use (1 call; its prompt tokens, counted before
-  sending; the largest answer seen so far; the matching cost) and settles the real
-  figures after. A call is refused when what is used plus everything in flight plus its
-  own reservation would cross a limit: the calls limit is exact, tokens and cost can
-  only be overshot by how much an answer exceeds the largest one seen before (about one
-  call's output), and sandbox runs reserve their whole timeout (the timeout kills), so
-  sandbox seconds are never exceeded.
+- `Guard`: checked *before* every model call, tool call and sandbox run. `BudgetGuard`
+  holds the run's budget in one process (the runner's); a worker process asks it over NATS
+  (`roles.shared_budget.RemoteGuard`), so reservations are one across processes. A call
+  reserves what it may use (1 call; its prompt tokens, counted before sending; the largest
+  answer seen so far; the matching cost) and settles the real figures after. A call is
+  refused when what is used plus everything in flight plus its own reservation would cross
+  a limit: the calls limit is exact, tokens and cost can only be overshot by how much an
+  answer exceeds the largest one seen before (about one call's output), and sandbox runs
+  reserve their whole timeout (the timeout kills), so sandbox seconds are never exceeded.
 - `BudgetTracker`: the manager's view from usage messages and the wall clock; it names
   the first budget that is spent, and the manager stops the run on it.
 
@@ -24,6 +25,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from pydantic import Field
 
@@ -31,7 +33,14 @@ from bus.payloads import ToolCall, Usage
 from roles.errors import BudgetExceeded
 from roles.settings import StrictModel
 
-__all__ = ["BudgetGuard", "BudgetSettings", "BudgetTracker", "Spend", "first_exceeded"]
+__all__ = [
+    "BudgetGuard",
+    "BudgetSettings",
+    "BudgetTracker",
+    "Guard",
+    "Spend",
+    "first_exceeded",
+]
 
 
 class BudgetSettings(StrictModel):
@@ -136,8 +145,41 @@ def first_exceeded(
     return None
 
 
+class Guard(Protocol):
+    """Reservations before spending: each ``hold_*`` raises `BudgetExceeded` when the step
+    could cross a limit, else returns what it holds, to settle or release afterwards."""
+
+    async def hold_call(self, tokens_in: int, price_in: float, price_out: float) -> Spend:
+        """Hold a model call."""
+        ...
+
+    async def settle_call(self, held: Spend, tokens_in: int, tokens_out: int, cost: float) -> None:
+        """Replace a call's reservation by what it used."""
+        ...
+
+    async def release(self, held: Spend) -> None:
+        """Drop a reservation whose step never ran."""
+        ...
+
+    async def hold_sandbox(self, timeout_s: float) -> Spend:
+        """Hold a sandbox run for its whole timeout."""
+        ...
+
+    async def add_sandbox(self, seconds: float) -> None:
+        """Record a sandbox run's real duration (after releasing its reservation)."""
+        ...
+
+    async def hold_tool(self) -> Spend:
+        """Hold one tool call."""
+        ...
+
+    async def settle_tool(self, held: Spend) -> None:
+        """A held tool call was made."""
+        ...
+
+
 class BudgetGuard:
-    """Reservations before spending, shared by the roles of a process (thread-safe)."""
+    """The run's reservations in the process that holds them (thread-safe); a `Guard`."""
 
     def __init__(self, settings: BudgetSettings) -> None:
         self.settings = settings
@@ -156,42 +198,42 @@ class BudgetGuard:
         self.held.add(want)
         return want
 
-    def reserve_call(self, tokens_in: int, price_in: float, price_out: float) -> Spend:
+    async def hold_call(self, tokens_in: int, price_in: float, price_out: float) -> Spend:
         """Hold a model call (raises `BudgetExceeded` if it could cross a limit)."""
         with self._lock:
             out = self.largest_out
             cost = (tokens_in * price_in + out * price_out) / 1_000_000
             return self._hold(Spend(1, tokens_in, out, cost))
 
-    def settle_call(self, held: Spend, tokens_in: int, tokens_out: int, cost: float) -> None:
+    async def settle_call(self, held: Spend, tokens_in: int, tokens_out: int, cost: float) -> None:
         """Replace a call's reservation by what it used."""
         with self._lock:
             self.held.add(held, -1)
             self.used.add(Spend(1, tokens_in, tokens_out, cost))
             self.largest_out = max(self.largest_out, tokens_out)
 
-    def release(self, held: Spend) -> None:
+    async def release(self, held: Spend) -> None:
         """Drop a reservation whose step never ran (it failed before using anything)."""
         with self._lock:
             self.held.add(held, -1)
 
-    def reserve_sandbox(self, timeout_s: float) -> Spend:
+    async def hold_sandbox(self, timeout_s: float) -> Spend:
         """Hold a sandbox run for its whole timeout."""
         with self._lock:
             return self._hold(Spend(sandbox_s=timeout_s))
 
-    def reserve_tool(self) -> Spend:
+    async def hold_tool(self) -> Spend:
         """Hold one tool call (raises `BudgetExceeded` when the budget is spent)."""
         with self._lock:
             return self._hold(Spend(tool_calls=1))
 
-    def settle_tool(self, held: Spend) -> None:
+    async def settle_tool(self, held: Spend) -> None:
         """A held tool call was made."""
         with self._lock:
             self.held.add(held, -1)
             self.used.tool_calls += 1
 
-    def add_sandbox(self, seconds: float) -> None:
+    async def add_sandbox(self, seconds: float) -> None:
         """Record a run's real duration (after releasing its reservation)."""
         with self._lock:
             self.used.sandbox_s += seconds

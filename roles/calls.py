@@ -31,7 +31,7 @@ from pydantic import BaseModel
 
 from bus import Envelope
 from bus.payloads import Payload, Retry, Usage
-from roles.budget import BudgetGuard
+from roles.budget import Guard
 from roles.errors import CallNotMade, ModelAnswerError, ModelCallError, RoleError, TaskFailed
 from roles.model_access import ModelAccess, ModelReply, estimate_tokens, fingerprint
 from roles.structured import AnswerInvalid, parse_answer
@@ -62,7 +62,7 @@ class ModelCalls:
         self,
         role: str,
         model: ModelAccess | None,
-        guard: BudgetGuard | None,
+        guard: Guard | None,
         publish: Publish,
         *,
         checkpoint: Callable[[], None],
@@ -126,12 +126,12 @@ class ModelCalls:
         results = []
         for request in reply.tool_calls:
             self._checkpoint()
-            held = self.guard.reserve_tool() if self.guard is not None else None
+            held = await self.guard.hold_tool() if self.guard is not None else None
             try:
                 record = await self.tools.call(request, role=self.role, task_id=task_id)
             finally:
                 if self.guard is not None and held is not None:
-                    self.guard.settle_tool(held)
+                    await self.guard.settle_tool(held)
             await self._publish(record, parent=parent, task_id=task_id)
             text = record.result if record.error is None else f"error: {record.error}"
             results.append(
@@ -173,7 +173,7 @@ class ModelCalls:
         )
         guard = self.guard
         held = (
-            guard.reserve_call(estimate_tokens(messages), model.price_in, model.price_out)
+            await guard.hold_call(estimate_tokens(messages), model.price_in, model.price_out)
             if guard is not None
             else None
         )
@@ -186,7 +186,7 @@ class ModelCalls:
             )
         except BaseException as exc:
             if guard is not None and held is not None:
-                guard.release(held)
+                await guard.release(held)
             if isinstance(exc, RoleError | CallNotMade):
                 raise
             why = str(exc) if isinstance(exc, ModelCallError) else f"{type(exc).__name__}: {exc}"
@@ -211,7 +211,7 @@ class ModelCalls:
             msg = f"model call failed: {why}"
             raise TaskFailed(msg, cause="model") from exc
         if guard is not None and held is not None:
-            guard.settle_call(held, reply.tokens_in, reply.tokens_out, reply.cost)
+            await guard.settle_call(held, reply.tokens_in, reply.tokens_out, reply.cost)
         usage = Usage(
             kind="model",
             model=model.model,

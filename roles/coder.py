@@ -140,14 +140,14 @@ class Coder(WorkerRole[CoderSettings]):
             task_id=task_id,
         )
         guard = self.deps.guard
-        held = guard.reserve_sandbox(timeout) if guard is not None else None
+        held = await guard.hold_sandbox(timeout) if guard is not None else None
         try:
             run = await self.runner.execute(code, files, timeout)
         finally:
             if guard is not None and held is not None:
-                guard.release(held)
+                await guard.release(held)
         if guard is not None:
-            guard.add_sandbox(run.wall_s)
+            await guard.add_sandbox(run.wall_s)
         await self.send(to_payload(run, LOG_FILE_CAP), parent=req_id, task_id=task_id)
         await self.send(
             Usage(kind="sandbox", sandbox_s=round(run.wall_s, 6)), parent=req_id, task_id=task_id

@@ -15,7 +15,7 @@ from typing import Generic, TypeVar
 
 from bus import ConnectOptions
 from bus.delivery import DeliverySettings
-from roles.budget import BudgetGuard, BudgetSettings
+from roles.budget import BudgetSettings, Guard
 from roles.execution import CodeRunner
 from roles.memory import Corpus, Memory
 from roles.model_access import ModelAccess
@@ -33,7 +33,7 @@ class RoleDeps:
 
     model: ModelAccess | None = None
     """The model client and its price (None: this role calls no model)."""
-    guard: BudgetGuard | None = None
+    guard: Guard | None = None
     """Checked before every model call and sandbox run (shared by a process's roles)."""
     memory: Memory | None = None
     """Long-term memory: lessons recalled into prompts, and where the reflector writes."""

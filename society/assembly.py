@@ -15,7 +15,7 @@ from typing import Any
 
 from bus import ConnectOptions
 from roles.base import Role
-from roles.budget import BudgetGuard
+from roles.budget import Guard
 from roles.coder import Coder
 from roles.context import RoleContext, RoleDeps
 from roles.critic.critic import Critic
@@ -67,7 +67,7 @@ class Collaborators:
     """What the roles of one process share."""
 
     memory: Memory
-    guard: BudgetGuard
+    guard: Guard
     corpus: Corpus | None = None
     sandbox: CodeRunner | None = None
     tools: Tools | None = None

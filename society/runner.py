@@ -46,6 +46,7 @@ from society.credentials import OWNER, RunAccess, RunCredentials
 from society.errors import ModelConfigError, RunError
 from society.human import human_in_run
 from society.human.session import person_name
+from society.limits_host import LimitsHost
 from society.live import LiveView, render_summary
 from society.models.factory import ModelFactory
 from society.models.preflight import preflight
@@ -174,9 +175,12 @@ async def run_scenario(
             resuming = stopped is not None and stopped.goal is not None
             if stopped is not None and resuming:
                 await observer.resumed(len(stopped.envelopes), stopped.resumes)
-            shared = await _collaborators(stack, scenario, options, run_dir, run_id, console)
+            guard = BudgetGuard(scenario.budgets)
             if stopped is not None:
-                stopped.seed(shared.guard)
+                stopped.seed(guard)
+            host = LimitsHost(access.connect(OWNER), run_id, guard, factory.limiter)
+            await stack.enter_async_context(host)
+            shared = await _collaborators(stack, scenario, options, run_dir, run_id, console, guard)
             restored: Restored | None = None
             for name in ROLE_CLASSES:
                 if external and name != "manager":
@@ -330,6 +334,7 @@ async def _collaborators(
     run_dir: Path,
     run_id: str,
     console: Console,
+    guard: BudgetGuard,
 ) -> Collaborators:
     """What the roles of this process share: memory, corpus, code runner, budget guard."""
     memory_dir = options.memory_dir or (
@@ -362,9 +367,7 @@ async def _collaborators(
             console.print(f"[dim]starting MCP servers: {', '.join(sorted(scenario.tools))}…[/]")
         make_tools = options.tools_factory or _mcp_tools
         tools = await stack.enter_async_context(make_tools(scenario))
-    return Collaborators(
-        memory, BudgetGuard(scenario.budgets), Corpus(corpus_paths), code, tools=tools
-    )
+    return Collaborators(memory, guard, Corpus(corpus_paths), code, tools=tools)
 
 
 def _mcp_tools(scenario: Scenario) -> AbstractAsyncContextManager[Tools]:

@@ -22,6 +22,7 @@ import socket
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,13 +33,14 @@ from bus import Bus, BusError, ConnectOptions, Envelope, runlog, subjects
 from bus.payloads import Final, Goal
 from bus.subjects import Channel
 from roles.base import Role
-from roles.budget import BudgetGuard
 from roles.execution import CodeRunner
 from roles.memory import Corpus, Memory
+from roles.shared_budget import RemoteGuard
 from sandbox.errors import SandboxError
 from society.assembly import Collaborators, SandboxFactory, build_role, docker_sandbox
 from society.errors import SocietyError
 from society.models.factory import ModelFactory
+from society.models.shared_ratelimit import SharedRateLimiter
 from society.scenario import Scenario
 
 __all__ = ["RoleBuilder", "WorkerHost", "WorkerOptions", "default_instance"]
@@ -170,9 +172,11 @@ class WorkerHost:
                 tools = await stack.enter_async_context(
                     McpTools(scenario.tools, {self.options.role: uses})
                 )
+            guard = RemoteGuard(self.bus, run_id, self.options.role)
+            stack.push_async_callback(guard.drain)  # after the role stops: its last settling
             shared = Collaborators(
                 self._shared_memory(),
-                BudgetGuard(scenario.budgets),
+                guard,
                 _corpus(scenario),
                 sandbox,
                 tools=tools,
@@ -218,6 +222,7 @@ class WorkerHost:
 
     def _build_role(self, scenario: Scenario, run_id: str, shared: Collaborators) -> Role[Any]:
         factory = ModelFactory(dict(scenario.models), scenario.scripted_answers())
+        factory.shared_limits = partial(SharedRateLimiter, self.bus, run_id, self.options.role)
         run_dir = (self.options.runs_dir / run_id).resolve()
         run_dir.mkdir(parents=True, exist_ok=True)
         return build_role(

@@ -3,7 +3,7 @@ scripted and replay clients, environment-variable secrets, prices and rate limit
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from autogen_core.models import ChatCompletionClient
@@ -12,7 +12,7 @@ from roles.model_access import ModelAccess
 from society.errors import ModelConfigError
 from society.models.env import expand_env
 from society.models.prices import price_for
-from society.models.ratelimit import RateLimiter
+from society.models.ratelimit import Limiter, RateLimiter
 from society.models.replay import RecordedCalls, ReplayChatCompletionClient
 from society.models.retrying import RetryingClient
 from society.models.spec import ROLE_LIMITS, ModelSpec, ScriptedAnswer
@@ -89,6 +89,17 @@ class ModelFactory:
         self.pace = pace
         self.in_step = True
         self._limiters: dict[str, RateLimiter] = {}
+        self.shared_limits: Callable[[str, bool], Limiter] | None = None
+        """Where a worker process takes its rate-limit places: the run's limits host, by
+        (model name, counts tokens) (None: this process's own limiters, which it hosts)."""
+
+    def limiter(self, model_name: str) -> RateLimiter | None:
+        """This process's rate limiter of a model: one per model, shared by its roles
+        (None: the model has no rate limit)."""
+        limits = self.models[model_name].rate_limit
+        if limits is None or not (limits.rpm or limits.tpm):
+            return None
+        return self._limiters.setdefault(model_name, RateLimiter(limits.rpm, limits.tpm))
 
     def continue_from(
         self, recorded: RecordedCalls, script: dict[str, list[ScriptedAnswer]]
@@ -145,10 +156,9 @@ class ModelFactory:
         except Exception as exc:
             msg = f"cannot build model {model_name!r} ({provider}) for {role}: {exc}"
             raise ModelConfigError(msg) from exc
-        limits = spec.rate_limit
-        limiter = None
-        if limits is not None and (limits.rpm or limits.tpm):
-            limiter = self._limiters.setdefault(model_name, RateLimiter(limits.rpm, limits.tpm))
+        limiter: Limiter | None = self.limiter(model_name)
+        if limiter is not None and self.shared_limits is not None:
+            limiter = self.shared_limits(model_name, limiter.counts_tokens)
         if limiter is not None or not offline:
             client = RetryingClient(
                 client,

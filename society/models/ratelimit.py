@@ -3,15 +3,35 @@ process, and how to read the provider's own rate-limit answers (HTTP 429, Retry-
 
 The limiter is a token bucket per dimension whose burst plus refill over any 60 s can
 never exceed the stated per-minute limit, so the provider we were told about never has
-to refuse us; within that, calls start as soon as the budget allows.
+to refuse us; within that, calls start as soon as the budget allows. A call *reserves*
+its place (the bucket may go below zero) and waits until the place is due, so callers
+are served in order and one limiter can serve other processes too (`society.limits_host`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
+from typing import Protocol
 
-__all__ = ["RateLimiter", "TokenBucket", "is_rate_limited", "retry_after"]
+__all__ = ["Limiter", "RateLimiter", "TokenBucket", "is_rate_limited", "retry_after"]
+
+
+class Limiter(Protocol):
+    """What a client needs of a rate limit: this process's, or the run's shared one."""
+
+    @property
+    def counts_tokens(self) -> bool:
+        """Whether a tokens-per-minute limit applies (then calls estimate their tokens)."""
+        ...
+
+    async def acquire(self, tokens: int) -> float:
+        """Wait for a place for a call of about ``tokens`` tokens; returns the seconds waited."""
+        ...
+
+    def settle(self, estimated: int, actual: int) -> None:
+        """Correct the tokens taken once the real usage is known."""
+        ...
 
 
 class TokenBucket:
@@ -45,28 +65,32 @@ class RateLimiter:
     def __init__(self, rpm: float | None, tpm: float | None) -> None:
         self.requests = TokenBucket(rpm) if rpm else None
         self.tokens = TokenBucket(tpm) if tpm else None
-        self._lock = asyncio.Lock()
+
+    @property
+    def counts_tokens(self) -> bool:
+        """Whether a tokens-per-minute limit applies."""
+        return self.tokens is not None
+
+    def reserve(self, tokens: int) -> float:
+        """Take a place for a request of about ``tokens`` tokens now; returns the seconds
+        until it is due (the caller waits that long before sending)."""
+        now = time.monotonic()
+        wait = max(
+            self.requests.delay_for(1, now) if self.requests else 0.0,
+            self.tokens.delay_for(tokens, now) if self.tokens else 0.0,
+        )
+        if self.requests:
+            self.requests.take(1, now)
+        if self.tokens:
+            self.tokens.take(tokens, now)
+        return wait
 
     async def acquire(self, tokens: int) -> float:
-        """Wait until a request of about ``tokens`` tokens fits both limits, then take it;
-        returns the seconds waited."""
-        began = time.monotonic()
-        async with self._lock:
-            while True:
-                now = time.monotonic()
-                wait = max(
-                    self.requests.delay_for(1, now) if self.requests else 0.0,
-                    self.tokens.delay_for(tokens, now) if self.tokens else 0.0,
-                )
-                if wait <= 0:
-                    break
-                await asyncio.sleep(wait)
-            now = time.monotonic()
-            if self.requests:
-                self.requests.take(1, now)
-            if self.tokens:
-                self.tokens.take(tokens, now)
-        return time.monotonic() - began
+        """Reserve a place, then wait until it is due; returns the seconds waited."""
+        wait = self.reserve(tokens)
+        if wait > 0:
+            await asyncio.sleep(wait)
+        return wait
 
     def settle(self, estimated: int, actual: int) -> None:
         """Correct the token bucket once the real usage is known."""

@@ -36,7 +36,7 @@ from tenacity import (
 from bus.payloads import Retry
 from roles.errors import ModelCallError
 from roles.model_access import call_retries, call_waits
-from society.models.ratelimit import RateLimiter, is_rate_limited, retry_after
+from society.models.ratelimit import Limiter, is_rate_limited, retry_after
 
 __all__ = ["RetryingClient", "is_transient", "status_of"]
 
@@ -90,7 +90,7 @@ class RetryingClient(ChatCompletionClient):
     def __init__(
         self,
         inner: ChatCompletionClient,
-        limiter: RateLimiter | None = None,
+        limiter: Limiter | None = None,
         *,
         model: str = "",
         endpoint: str = "",
@@ -134,7 +134,9 @@ class RetryingClient(ChatCompletionClient):
         cancellation_token: CancellationToken | None = None,
     ) -> CreateResult:
         """Create within the limits and the timeout, retrying what is transient."""
-        estimate = self.inner.count_tokens(messages) if self.limiter and self.limiter.tokens else 0
+        estimate = (
+            self.inner.count_tokens(messages) if self.limiter and self.limiter.counts_tokens else 0
+        )
 
         async def once() -> CreateResult:
             if self.limiter is not None:
