@@ -80,6 +80,8 @@ class HoldCall(_Wire):
     """Reserve a model call of ``tokens_in`` prompt tokens at these prices."""
 
     type: Literal["hold_call"] = "hold_call"
+    final: bool = False
+    """Refuse rather than answer ``pending`` (the asker has waited long enough)."""
     tokens_in: int = Field(ge=0)
     price_in: float = Field(default=0.0, ge=0)
     price_out: float = Field(default=0.0, ge=0)
@@ -89,6 +91,7 @@ class HoldSandbox(_Wire):
     """Reserve a sandbox run for its whole timeout."""
 
     type: Literal["hold_sandbox"] = "hold_sandbox"
+    final: bool = False
     timeout_s: float = Field(gt=0)
 
 
@@ -96,6 +99,7 @@ class HoldTool(_Wire):
     """Reserve one tool call."""
 
     type: Literal["hold_tool"] = "hold_tool"
+    final: bool = False
 
 
 class SettleCall(_Wire):
@@ -152,6 +156,8 @@ class LimitAnswer(_Wire):
 
     wait_s: float = 0.0
     held: Amounts | None = None
+    pending: bool = False
+    """A hold fits only once steps in flight settle: ask again a little later."""
     exceeded: Exceeded | None = None
     error: str | None = None
 

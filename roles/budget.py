@@ -8,11 +8,12 @@
   holds the run's budget in one process (the runner's); a worker process asks it over NATS
   (`roles.shared_budget.RemoteGuard`), so reservations are one across processes. A call
   reserves what it may use (1 call; its prompt tokens, counted before sending; the largest
-  answer seen so far; the matching cost) and settles the real figures after. A call is
-  refused when what is used plus everything in flight plus its own reservation would cross
-  a limit: the calls limit is exact, tokens and cost can only be overshot by how much an
-  answer exceeds the largest one seen before (about one call's output), and sandbox runs
-  reserve their whole timeout (the timeout kills), so sandbox seconds are never exceeded.
+  answer seen so far; the matching cost) and settles the real figures after. A call that
+  would cross a limit only beside what is in flight waits for that to settle; one that
+  what is used leaves no room for is refused. So the calls limit is exact, tokens and cost
+  can only be overshot by how much an answer exceeds the largest one seen before (about
+  one call's output), and sandbox runs reserve their whole timeout (the timeout kills), so
+  sandbox seconds are never exceeded.
 - `BudgetTracker`: the manager's view from usage messages and the wall clock; it names
   the first budget that is spent, and the manager stops the run on it.
 
@@ -22,8 +23,10 @@ inside a process, ``status="budget_exhausted"`` on a task result or a plan.
 
 from __future__ import annotations
 
-import threading
+import asyncio
+import contextlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -179,64 +182,100 @@ class Guard(Protocol):
 
 
 class BudgetGuard:
-    """The run's reservations in the process that holds them (thread-safe); a `Guard`."""
+    """The run's reservations in the process that holds them (one event loop); a `Guard`.
 
-    def __init__(self, settings: BudgetSettings) -> None:
+    A step that fits only once steps in flight settle waits for them (they may fail and
+    free their hold) for up to ``patience_s``; a step that what is already used leaves no
+    room for is refused at once.
+    """
+
+    def __init__(self, settings: BudgetSettings, patience_s: float = 300.0) -> None:
         self.settings = settings
         self.used = Spend()
         self.held = Spend()
         self.largest_out = 0
-        self._lock = threading.Lock()
+        self.patience_s = patience_s
+        self._changed: asyncio.Condition | None = None
 
-    def _hold(self, want: Spend) -> Spend:
+    def call_want(self, tokens_in: int, price_in: float, price_out: float) -> Spend:
+        """What a model call holds: its prompt, the largest answer so far, their cost."""
+        out = self.largest_out
+        return Spend(1, tokens_in, out, (tokens_in * price_in + out * price_out) / 1_000_000)
+
+    def attempt(self, want: Spend, *, final: bool = False) -> Spend | None:
+        """Hold ``want`` if it fits beside everything in flight and return it; None when
+        it fits only once some of that settles. Raises `BudgetExceeded` when what is used
+        leaves no room (and, ``final``, when it does not fit now)."""
         committed = Spend()
         committed.add(self.used)
         committed.add(self.held)
-        exceeded = first_exceeded(self.settings, committed, want)
-        if exceeded is not None:
-            raise exceeded
-        self.held.add(want)
-        return want
+        beside = first_exceeded(self.settings, committed, want)
+        if beside is None:
+            self.held.add(want)
+            return want
+        alone = first_exceeded(self.settings, self.used, want)
+        if alone is not None:
+            raise alone
+        if final:
+            raise beside
+        return None
+
+    async def _hold(self, want: Callable[[], Spend]) -> Spend:
+        changed = self._condition()
+        deadline = asyncio.get_running_loop().time() + self.patience_s
+        async with changed:
+            while True:
+                left = deadline - asyncio.get_running_loop().time()
+                held = self.attempt(want(), final=left <= 0)
+                if held is not None:
+                    return held
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), left)
+
+    def _condition(self) -> asyncio.Condition:
+        if self._changed is None:
+            self._changed = asyncio.Condition()
+        return self._changed
+
+    async def _settled(self) -> None:
+        changed = self._condition()
+        async with changed:
+            changed.notify_all()
 
     async def hold_call(self, tokens_in: int, price_in: float, price_out: float) -> Spend:
         """Hold a model call (raises `BudgetExceeded` if it could cross a limit)."""
-        with self._lock:
-            out = self.largest_out
-            cost = (tokens_in * price_in + out * price_out) / 1_000_000
-            return self._hold(Spend(1, tokens_in, out, cost))
+        return await self._hold(lambda: self.call_want(tokens_in, price_in, price_out))
 
     async def settle_call(self, held: Spend, tokens_in: int, tokens_out: int, cost: float) -> None:
         """Replace a call's reservation by what it used."""
-        with self._lock:
-            self.held.add(held, -1)
-            self.used.add(Spend(1, tokens_in, tokens_out, cost))
-            self.largest_out = max(self.largest_out, tokens_out)
+        self.held.add(held, -1)
+        self.used.add(Spend(1, tokens_in, tokens_out, cost))
+        self.largest_out = max(self.largest_out, tokens_out)
+        await self._settled()
 
     async def release(self, held: Spend) -> None:
         """Drop a reservation whose step never ran (it failed before using anything)."""
-        with self._lock:
-            self.held.add(held, -1)
+        self.held.add(held, -1)
+        await self._settled()
 
     async def hold_sandbox(self, timeout_s: float) -> Spend:
         """Hold a sandbox run for its whole timeout."""
-        with self._lock:
-            return self._hold(Spend(sandbox_s=timeout_s))
+        return await self._hold(lambda: Spend(sandbox_s=timeout_s))
 
     async def hold_tool(self) -> Spend:
         """Hold one tool call (raises `BudgetExceeded` when the budget is spent)."""
-        with self._lock:
-            return self._hold(Spend(tool_calls=1))
+        return await self._hold(lambda: Spend(tool_calls=1))
 
     async def settle_tool(self, held: Spend) -> None:
         """A held tool call was made."""
-        with self._lock:
-            self.held.add(held, -1)
-            self.used.tool_calls += 1
+        self.held.add(held, -1)
+        self.used.tool_calls += 1
+        await self._settled()
 
     async def add_sandbox(self, seconds: float) -> None:
         """Record a run's real duration (after releasing its reservation)."""
-        with self._lock:
-            self.used.sandbox_s += seconds
+        self.used.sandbox_s += seconds
+        await self._settled()
 
 
 @dataclass

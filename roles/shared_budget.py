@@ -53,10 +53,11 @@ def spend_of(held: Amounts) -> Spend:
 class RemoteGuard:
     """A `Guard` whose budget is held by the run's limits host (in the runner's process)."""
 
-    def __init__(self, bus: Bus, run_id: str, role: str) -> None:
+    def __init__(self, bus: Bus, run_id: str, role: str, patience_s: float = 300.0) -> None:
         self.bus = bus
         self.run_id = run_id
         self.role = role
+        self.patience_s = patience_s
         self._settling: set[asyncio.Task[None]] = set()
 
     async def _ask(self, request: LimitAsk) -> LimitAnswer:
@@ -84,9 +85,19 @@ class RemoteGuard:
         if self._settling:
             await asyncio.gather(*self._settling, return_exceptions=True)
 
-    async def _hold(self, request: LimitAsk) -> Spend:
-        answer = await self._ask(request)
-        return spend_of(answer.held) if answer.held is not None else Spend()
+    async def _hold(self, request: HoldCall | HoldSandbox | HoldTool) -> Spend:
+        """Ask until the hold is given or refused; while it is pending (it fits only once
+        steps in flight settle), ask again with backoff, then a final time."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.patience_s
+        delay = 0.02
+        while True:
+            final = loop.time() >= deadline
+            answer = await self._ask(request.model_copy(update={"final": final}))
+            if not answer.pending:
+                return spend_of(answer.held) if answer.held is not None else Spend()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.5)
 
     async def hold_call(self, tokens_in: int, price_in: float, price_out: float) -> Spend:
         """Hold a model call in the run's budget."""
@@ -122,15 +133,16 @@ class RemoteGuard:
 
 
 async def answer_budget(guard: BudgetGuard, request: BudgetAsk) -> LimitAnswer:
-    """The runner's guard answering a budget request from another process."""
+    """The runner's guard answering a budget request from another process, at once (a
+    hold that must wait for steps in flight is answered ``pending``)."""
     try:
         match request:
-            case HoldCall(tokens_in=t, price_in=pi, price_out=po):
-                return LimitAnswer(held=amounts(await guard.hold_call(t, pi, po)))
-            case HoldSandbox(timeout_s=timeout):
-                return LimitAnswer(held=amounts(await guard.hold_sandbox(timeout)))
-            case HoldTool():
-                return LimitAnswer(held=amounts(await guard.hold_tool()))
+            case HoldCall(tokens_in=t, price_in=pi, price_out=po, final=final):
+                return _held(guard.attempt(guard.call_want(t, pi, po), final=final))
+            case HoldSandbox(timeout_s=timeout, final=final):
+                return _held(guard.attempt(Spend(sandbox_s=timeout), final=final))
+            case HoldTool(final=final):
+                return _held(guard.attempt(Spend(tool_calls=1), final=final))
             case SettleCall(held=held, tokens_in=t_in, tokens_out=t_out, cost=cost):
                 await guard.settle_call(spend_of(held), t_in, t_out, cost)
             case SettleTool(held=held):
@@ -148,3 +160,7 @@ async def answer_budget(guard: BudgetGuard, request: BudgetAsk) -> LimitAnswer:
 
 def _exceeded(exc: BudgetExceeded) -> Exceeded:
     return Exceeded(name=exc.name, limit=exc.limit, used=exc.used, extra=exc.extra)
+
+
+def _held(held: Spend | None) -> LimitAnswer:
+    return LimitAnswer(pending=True) if held is None else LimitAnswer(held=amounts(held))

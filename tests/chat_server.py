@@ -38,6 +38,8 @@ class ChatServer:
         self.rate_limit_left = rate_limit_first
         self.retry_after = retry_after
         self.requests: list[dict[str, Any]] = []
+        self.arrivals: list[float] = []
+        """When each chat completion request arrived (monotonic seconds)."""
         self.refused = 0
         self.auth_headers: list[str] = []
         self._lock = threading.Lock()
@@ -48,6 +50,9 @@ class ChatServer:
                 pass
 
             def do_POST(self) -> None:
+                if self.path.endswith("/chat/completions"):
+                    with server._lock:
+                        server.arrivals.append(time.monotonic())
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 server.auth_headers.append(self.headers.get("authorization", ""))
@@ -142,6 +147,16 @@ class ChatServer:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+    def busiest(self, window_s: float = 60.0) -> int:
+        """The most requests that arrived within any ``window_s`` seconds."""
+        times = sorted(self.arrivals)
+        most, first = 0, 0
+        for last, t in enumerate(times):
+            while t - times[first] >= window_s:
+                first += 1
+            most = max(most, last - first + 1)
+        return most
 
 
 @contextmanager

@@ -35,11 +35,13 @@ class Limiter(Protocol):
 
 
 class TokenBucket:
-    """``per_minute`` units a minute at most: burst of a second's worth, refill for the rest."""
+    """``per_minute`` units a minute at most: burst of a second's worth, refill for the rest
+    but one unit, so calls that arrive unevenly (network, scheduling) still never crowd
+    more than the limit into any 60 s."""
 
     def __init__(self, per_minute: float, now: float | None = None) -> None:
         self.capacity = max(1.0, per_minute / 60.0)
-        self.rate = max(per_minute - self.capacity, per_minute / 60.0) / 60.0
+        self.rate = max(per_minute - self.capacity - 1.0, per_minute / 60.0) / 60.0
         self.level = self.capacity
         self.stamp = time.monotonic() if now is None else now
 
