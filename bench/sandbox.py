@@ -11,7 +11,12 @@ hardening settings AutoGen's container lacks (from its HostConfig).
 
     python bench/sandbox.py [--runs 40] [--image python:3.12-slim]
 
-Target (issue 3): warm-pool p50 <= 0.5x AutoGen's executor and <= 0.5x cold.
+Then back-to-back executions (issue 18): bursts of three executions, each started as the
+one before ends, from an idle pool of the default size; the third's latency against the
+first's (a warm one) in the same burst, as the median and spread of the per-burst ratios.
+
+Targets: warm-pool p50 <= 0.5x AutoGen's executor and <= 0.5x cold (issue 3); the third
+back-to-back execution <= 3x a warm one (issue 18).
 AutoGen's executor needs `autogen-ext[docker]` (it imports `asyncio_atexit`).
 """
 
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -107,6 +113,51 @@ async def bench_warm(settings: SandboxSettings, runs: int) -> Timings:
 
             results[name] = await timed(once, expect, runs)
     return results
+
+
+async def bench_back_to_back(image: str, bursts: int) -> list[list[float]]:
+    """Latencies of each burst of three back-to-back executions (default pool settings)."""
+    out: list[list[float]] = []
+    async with Sandbox(SandboxSettings(image=image, timeout_s=30), label=LABEL) as sb:
+        for _ in range(bursts):
+            await sb.wait_idle()  # between bursts the pool refills: not timed
+            burst = []
+            for _ in range(3):
+                result, elapsed = await clocked_result(sb.execute("print(1+1)"))
+                if result.stdout.strip() != "2":
+                    msg = f"sandbox failed: {result.error or result.stderr}"
+                    raise RuntimeError(msg)
+                burst.append(elapsed)
+            out.append(burst)
+    return out
+
+
+async def clocked_result(work: Awaitable[Any]) -> tuple[Any, float]:
+    started = time.perf_counter()
+    result = await work
+    return result, time.perf_counter() - started
+
+
+def report_back_to_back(bursts: list[list[float]]) -> float:
+    """Print each position's latency and the third/first ratio; returns its median."""
+    print("\nback to back (bursts of 3 from an idle default pool)")
+    first = bursts[0]
+    print("  first burst (the pool has not seen one yet): " + ", ".join(_ms(t) for t in first))
+    later = bursts[1:] or bursts
+    for i in range(3):
+        column = [b[i] for b in later]
+        print(f"  execution {i + 1} of later bursts: median {_ms(statistics.median(column))}")
+    ratios = sorted(b[2] / b[0] for b in later)
+    median = statistics.median(ratios)
+    print(
+        f"  third / first (warm), per burst: median {median:.2f}x, "
+        f"spread {ratios[0]:.2f}-{ratios[-1]:.2f} over {len(ratios)} bursts (target <= 3)"
+    )
+    return median
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f} ms"
 
 
 async def bench_cold(client: docker.DockerClient, settings: SandboxSettings, runs: int) -> Timings:
@@ -228,6 +279,10 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=40, help="timed runs per snippet (>= 30)")
     parser.add_argument("--image", default=SandboxSettings().image)
+    parser.add_argument("--bursts", type=int, default=11, help="back-to-back bursts of three")
+    parser.add_argument(
+        "--only-back-to-back", action="store_true", help="skip the latency comparison"
+    )
     args = parser.parse_args()
     settings = SandboxSettings(image=args.image, pool_size=2, timeout_s=30)
     client = connect()
@@ -236,6 +291,11 @@ async def main() -> None:
         f"image {settings.image}; Docker {client.version().get('Version')}; {os.cpu_count()} CPUs"
     )
     print("warm pool: the pool refills and the used container is removed before each timed run\n")
+    bursts = await bench_back_to_back(settings.image, args.bursts)
+    if args.only_back_to_back:
+        remove_containers(client, run=LABEL)
+        report_back_to_back(bursts)
+        return
     try:
         warm = await bench_warm(settings, args.runs)
         cold = await bench_cold(client, settings, args.runs)
@@ -258,6 +318,7 @@ async def main() -> None:
         if autogen_p50:
             line += f"   warm/AutoGen {warm_p50[name] / autogen_p50[name]:.2f}"
         print(line)
+    report_back_to_back(bursts)
     if autogen_info:
         print("\nhardening AutoGen's executor container lacks (from its HostConfig):")
         for item in missing_hardening(autogen_info, settings):

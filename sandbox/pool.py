@@ -1,8 +1,11 @@
 """The warm pool: ready containers handed out once each, replaced and destroyed in the background.
 
 ``acquire`` takes a ready container (or waits for one being started); ``release`` destroys a
-used one in the background; the pool keeps ``size`` containers ready plus one per waiting
-caller, so more concurrent executions than ``size`` still proceed. When a start fails, the
+used one in the background; the pool keeps its target of containers ready plus one per
+waiting caller, so more concurrent executions than the target still proceed. The target
+starts at ``size`` and grows ahead of demand: each time executions drain the pool it keeps
+one more ready, up to ``most``, and falls back to ``size`` once the pool has not been
+drained for ``idle_s`` (back-to-back executions then find a warm container each). When a start fails, the
 oldest waiter gets the error and background warming pauses until a start succeeds, so a
 broken daemon never makes the pool spin. ``close`` destroys every container it made: ready,
 in use, and still starting.
@@ -41,10 +44,16 @@ class Pool(Generic[T]):
         spawn: Callable[[], Awaitable[T]],
         retire: Callable[[T], Coroutine[Any, Any, None]],
         size: int,
+        most: int | None = None,
+        idle_s: float = 120.0,
     ) -> None:
         self._spawn = spawn
         self._retire = retire
         self._size = size
+        self._most = max(size, most if most is not None else size)
+        self._idle_s = idle_s
+        self._target = size
+        self._shrink_later: asyncio.TimerHandle | None = None
         self._ready: deque[T] = deque()
         self._in_use: set[T] = set()
         self._waiters: deque[asyncio.Future[T]] = deque()
@@ -58,6 +67,11 @@ class Pool(Generic[T]):
     def ready(self) -> int:
         """Items ready to hand out now."""
         return len(self._ready)
+
+    @property
+    def target(self) -> int:
+        """Items the pool keeps ready now (``size`` up to ``most``, with demand)."""
+        return self._target
 
     async def start(self) -> None:
         """Start one item and wait for it (so a broken image fails here), then warm the rest."""
@@ -74,12 +88,15 @@ class Pool(Generic[T]):
             item = self._ready.popleft()
             if item.alive:
                 self._in_use.add(item)
+                if not self._ready:
+                    self._drained()
                 self._top_up()
                 return item
             self._track(self._retire(item))
         if self._closed:
             msg = "the sandbox pool is closed"
             raise SandboxClosed(msg)
+        self._drained()
         waiter: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._waiters.append(waiter)
         self._top_up()
@@ -104,7 +121,7 @@ class Pool(Generic[T]):
     async def wait_idle(self) -> None:
         """Wait until the pool is full (or paused by a failure) and no retirement is pending."""
         while not (
-            self._closed or ((self._paused or self.ready >= self._size) and not self._tasks)
+            self._closed or ((self._paused or self.ready >= self._target) and not self._tasks)
         ):
             self._changed.clear()
             await self._changed.wait()
@@ -112,6 +129,8 @@ class Pool(Generic[T]):
     async def close(self) -> None:
         """Fail the waiters, retire every item, and wait for all background work to end."""
         self._closed = True
+        if self._shrink_later is not None:
+            self._shrink_later.cancel()
         while self._waiters:
             waiter = self._waiters.popleft()
             if not waiter.done():
@@ -127,7 +146,7 @@ class Pool(Generic[T]):
         if self._closed:
             return
         waiting = sum(not waiter.done() for waiter in self._waiters)
-        wanted = (0 if self._paused else self._size) + waiting
+        wanted = (0 if self._paused else self._target) + waiting
         while self.ready + self._spawning < wanted:
             self._spawning += 1
             self._track(self._spawn_one())
@@ -157,6 +176,23 @@ class Pool(Generic[T]):
         else:
             self._ready.append(item)
         self._top_up()
+
+    def _drained(self) -> None:
+        """Executions emptied the pool: keep one more ready (up to ``most``) for a while."""
+        if self._size == 0:
+            return
+        self._target = min(self._most, self._target + 1)
+        if self._shrink_later is not None:
+            self._shrink_later.cancel()
+        self._shrink_later = asyncio.get_running_loop().call_later(self._idle_s, self._shrink)
+
+    def _shrink(self) -> None:
+        """Not drained for a while: back to ``size`` ready, retiring the surplus."""
+        self._shrink_later = None
+        self._target = self._size
+        while len(self._ready) > self._target:
+            self._track(self._retire(self._ready.pop()))
+        self._changed.set()
 
     def _next_waiter(self) -> asyncio.Future[T] | None:
         while self._waiters:

@@ -92,7 +92,8 @@ class Sandbox:
             await asyncio.to_thread(
                 ensure_image, client, self.settings.image, pull=self.settings.pull
             )
-            self._pool = Pool(self._spawn, self._retire, self.settings.pool_size)
+            settings = self.settings
+            self._pool = Pool(self._spawn, self._retire, settings.pool_size, settings.pool_max)
             await self._pool.start()
         except BaseException:
             await self.close()

@@ -50,6 +50,9 @@ class SandboxSettings(BaseModel):
     """Open files per process."""
     pool_size: int = Field(default=2, ge=0, le=64)
     """Warm containers kept ready (0: start one per execution)."""
+    pool_max: int = Field(default=4, ge=0, le=64)
+    """The most warm containers kept ready when executions come back to back: each time
+    they drain the pool it keeps one more ready, up to this, for two minutes."""
     user: str = "65534:65534"
     """Unprivileged numeric uid:gid the code runs as (never 0)."""
     pull: bool = True

@@ -137,3 +137,29 @@ async def test_a_cancelled_waiter_leaks_nothing() -> None:
     await pool.wait_idle()
     await pool.close()
     assert factory.spawned == len(factory.retired)
+
+
+async def test_a_drained_pool_keeps_more_ready_then_shrinks_back() -> None:
+    factory = Factory()
+    pool = Pool(factory.spawn, factory.retire, size=2, most=3, idle_s=600)
+    await pool.start()
+    await pool.wait_idle()
+    burst = [await pool.acquire() for _ in range(2)]  # back to back: the pool is drained...
+    assert pool.target == 3  # ...so it keeps one more ready from now on
+    for item in burst:
+        pool.release(item)
+    await pool.wait_idle()
+    assert pool.ready == 3
+    burst = [await pool.acquire() for _ in range(3)]  # the next burst of three is all warm
+    assert pool.target == 3  # drained again, but it grows no further than most
+    for item in burst:
+        pool.release(item)
+    await pool.wait_idle()
+    timer = pool._shrink_later  # not drained for idle_s, this timer...
+    assert timer is not None
+    timer.cancel()
+    pool._shrink()  # ...brings it back to size and retires the surplus
+    await pool.wait_idle()
+    assert pool.ready == 2
+    await pool.close()
+    assert sorted(factory.retired) == list(range(factory.spawned))
