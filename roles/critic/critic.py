@@ -2,6 +2,9 @@
 
 Uses: the model (and budget guard) when its model review is on.
 
+Its detectors fold each message in as it arrives, so a review costs what arrived since the
+last one; a review due on a message is judged at that message (replays match).
+
 A finding is published once: a critique must bring evidence that no earlier critique
 showed, so one loop does not trigger replan after replan on the same messages.
 """
@@ -10,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections import deque
 
 from autogen_core.models import UserMessage
 from pydantic import BaseModel, ConfigDict
@@ -29,11 +33,14 @@ from bus.payloads import (
 )
 from roles.base import Role
 from roles.context import RoleContext
-from roles.critic.detectors import Finding, detect_all
+from roles.critic.detectors import Detectors, Finding
 from roles.errors import ModelAnswerError, TaskFailed
 from roles.settings import CriticSettings
 
 __all__ = ["Critic", "ReviewAnswer"]
+
+RECENT = 40
+"""Messages the model review reads."""
 
 SAME_FINDING = 90.0
 """rapidfuzz token-set ratio at or above which two findings of a detector are the same."""
@@ -75,7 +82,10 @@ class Critic(Role[CriticSettings]):
 
     def __init__(self, ctx: RoleContext[CriticSettings]) -> None:
         super().__init__(ctx)
-        self.history: list[Envelope] = []
+        self.recent: deque[Envelope] = deque(maxlen=RECENT)
+        """The latest messages (for the model review)."""
+        self.seen = 0
+        self.detectors = Detectors(self.settings)
         self.goal = ""
         self.results_since_review = 0
         self.reported: set[str] = set()
@@ -108,36 +118,43 @@ class Critic(Role[CriticSettings]):
             self.paused = p.action == "pause"
         if p.type in ("presence", "usage") or self.done:
             return
-        self.history.append(env)
+        self.recent.append(env)
+        self.seen += 1
+        self.detectors.add(env)
         if isinstance(p, PlanRequest) and p.reason != "initial":
             self.awaiting_plan = True  # findings about the old plan no longer matter
         if isinstance(p, PlanDecision) and p.accepted:
             self.revision = p.revision
             self.awaiting_plan = False
-            self.spawn(self.review(env, len(self.history)))  # catch a wandering plan early
+            self._due(env)  # catch a wandering plan early
         elif _counts(env):
             self.results_since_review += 1
             if self.results_since_review >= self.settings.every_results:
-                self.spawn(self.review(env, len(self.history)))
+                self._due(env)
+
+    def _due(self, env: Envelope) -> None:
+        """A review is due on ``env``: judge now, publish in the background."""
+        self.results_since_review = 0
+        self.spawn(self.review(env, self.detectors.findings()))
 
     async def _timer(self) -> None:
         while not self.done:
             await asyncio.sleep(self.settings.every_s)
-            if self.history and not self.done:
+            if self.seen and not self.done:
                 await self.review(None)
 
-    async def review(self, parent: Envelope | None, upto: int | None = None) -> list[Critique]:
-        """Run the detectors (and the model review if on); publish new findings.
-
-        ``upto`` limits the review to the history as it was when the review was due, so
-        a finding is always attributed to the message that completed it (replays match).
-        """
-        async with self._reviewing:
+    async def review(
+        self, parent: Envelope | None, found: list[Finding] | None = None
+    ) -> list[Critique]:
+        """Publish what the detectors found (``found``: judged when the review was due;
+        else now) that is new, with the model review if on."""
+        if found is None:
             self.results_since_review = 0
+            found = self.detectors.findings()
+        async with self._reviewing:
             if self.awaiting_plan or self.paused:
                 return []
-            history = self.history if upto is None else self.history[:upto]
-            findings = [f for f in detect_all(history, self.goal, self.settings) if self._new(f)]
+            findings = [f for f in found if self._new(f)]
             if self.settings.model_review and self.deps.model is not None and not findings:
                 review = await self._model_review(parent)
                 if review is not None:
@@ -174,7 +191,7 @@ class Critic(Role[CriticSettings]):
 
     async def _model_review(self, parent: Envelope | None) -> Finding | None:
         lines = []
-        for env in self.history[-40:]:
+        for env in self.recent:
             p = env.payload
             data = p.model_dump(exclude={"type"})
             lines.append(f"{env.sender} {p.type}: {json.dumps(data, ensure_ascii=False)[:300]}")
@@ -192,6 +209,6 @@ class Critic(Role[CriticSettings]):
             return None
         if answer.in_loop or not answer.progress or not answer.plan_ok:
             verdict = "loop" if answer.in_loop else ("stall" if not answer.progress else "drift")
-            evidence = tuple(e.id for e in self.history[-5:])
+            evidence = tuple(e.id for e in list(self.recent)[-5:])
             return Finding("review", verdict, answer.summary, evidence, answer.recommendation)
         return None

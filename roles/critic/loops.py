@@ -1,0 +1,149 @@
+"""Loop detectors: repeated messages, the same error again, two roles chatting back and
+forth, and a task planned again after it was done. Each keeps its evidence as messages
+arrive (`roles.critic.detectors`)."""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+
+from rapidfuzz import fuzz, process
+
+from bus import Envelope
+from bus.payloads import Chat, ExecResult, Plan, TaskAssignment, TaskResult
+from roles.critic.evidence import Finding, content, error_signature, role_chat
+from roles.settings import CriticSettings
+
+__all__ = ["PingPong", "Redo", "Repeats", "SameError"]
+
+
+class Repeats:
+    """The same or nearly the same message repeated by one role."""
+
+    def __init__(self, s: CriticSettings) -> None:
+        self.s = s
+        self.by_role: dict[str, deque[tuple[str, str]]] = {}
+
+    def add(self, env: Envelope) -> None:
+        text = content(env)
+        if text:
+            key = f"{env.role}:{env.payload.type}"
+            recent = self.by_role.setdefault(key, deque(maxlen=self.s.repeat_threshold * 3))
+            recent.append((env.id, text))
+
+    def findings(self) -> list[Finding]:
+        findings = []
+        for key, recent in self.by_role.items():
+            last = recent[-1][1]
+            similar = [mid for mid, text in recent if fuzz.ratio(text, last) >= self.s.similarity]
+            if len(similar) >= self.s.repeat_threshold:
+                role, kind = key.split(":")
+                findings.append(
+                    Finding(
+                        "repeat",
+                        "loop",
+                        f"{role} sent {len(similar)} near-identical {kind} messages",
+                        tuple(similar),
+                        f"change the approach of the {role}; do not repeat the same {kind}",
+                    )
+                )
+        return findings
+
+
+class SameError:
+    """The same error signature from the sandbox again and again."""
+
+    def __init__(self, s: CriticSettings) -> None:
+        self.s = s
+        self.by_sig: dict[str, list[str]] = defaultdict(list)
+
+    def add(self, env: Envelope) -> None:
+        p = env.payload
+        if isinstance(p, ExecResult) and (p.exit_code not in (0, None) or p.timed_out):
+            sig = "timeout" if p.timed_out else error_signature(p.stderr)
+            self.by_sig[sig].append(env.id)
+
+    def findings(self) -> list[Finding]:
+        return [
+            Finding(
+                "same_error",
+                "loop",
+                f"the same error came back {len(ids)} times: {sig}",
+                tuple(ids),
+                "split the task or change how it is solved; the fix attempts are not working",
+            )
+            for sig, ids in self.by_sig.items()
+            if len(ids) >= self.s.same_error_threshold
+        ]
+
+
+class PingPong:
+    """Two roles sending chat back and forth with no task completed in between."""
+
+    def __init__(self, s: CriticSettings) -> None:
+        self.s = s
+        self.chain: list[tuple[Envelope, str]] = []
+
+    def add(self, env: Envelope) -> None:
+        p = env.payload
+        if isinstance(p, TaskResult) and p.status == "done":
+            self.chain = []
+        elif isinstance(p, Chat) and p.to and role_chat(env):
+            if self.chain and {self.chain[-1][0].role, self.chain[-1][1]} != {env.role, p.to}:
+                self.chain = []
+            self.chain.append((env, p.to))
+
+    def findings(self) -> list[Finding]:
+        if len(self.chain) < self.s.ping_pong_threshold:
+            return []
+        a, b = self.chain[0][0].role, self.chain[0][1]
+        return [
+            Finding(
+                "ping_pong",
+                "loop",
+                f"{a} and {b} exchanged {len(self.chain)} messages without completing a task",
+                tuple(e.id for e, _ in self.chain),
+                f"stop the exchange between {a} and {b}; give one of them a concrete task",
+            )
+        ]
+
+
+class Redo:
+    """A task planned again after an equal task was already done (judged as plans arrive)."""
+
+    def __init__(self, s: CriticSettings) -> None:
+        self.s = s
+        self.assigned: dict[str, str] = {}
+        self.done: dict[str, tuple[str, str]] = {}
+        self.found: list[Finding] = []
+
+    def add(self, env: Envelope) -> None:
+        p = env.payload
+        if isinstance(p, TaskAssignment):
+            self.assigned[p.task.id] = p.task.description
+        elif isinstance(p, TaskResult) and p.status == "done" and p.task_id in self.assigned:
+            self.done[p.task_id] = (env.id, self.assigned[p.task_id])
+        elif isinstance(p, Plan) and p.revision >= 2 and self.done:
+            done = list(self.done.items())
+            descriptions = [desc for _, (_, desc) in done]
+            for task in p.tasks:
+                matches = process.extract(
+                    task.description,
+                    descriptions,
+                    scorer=fuzz.token_sort_ratio,
+                    score_cutoff=self.s.similarity,
+                    limit=None,
+                )
+                for _, _, i in sorted(matches, key=lambda m: m[2]):
+                    tid, (rid, _) = done[i]
+                    self.found.append(
+                        Finding(
+                            "redo",
+                            "loop",
+                            f"plan revision {p.revision} plans {task.id!r} again, but {tid!r} already did it",
+                            (rid, env.id),
+                            f"keep the output of {tid} instead of redoing it",
+                        )
+                    )
+
+    def findings(self) -> list[Finding]:
+        return list(self.found)
