@@ -29,7 +29,7 @@ from nats.aio.subscription import Subscription as _NatsSubscription
 from nats.js.client import JetStreamContext
 from pydantic import ValidationError
 
-from bus import subjects, taps
+from bus import bodies, subjects, taps
 from bus.authority import misfit
 from bus.deadletters import dead_letter, short_error
 from bus.envelope import Envelope, encode, encode_new, subject_for, subject_of
@@ -225,8 +225,9 @@ class Bus:
         if self.durable and envelope.payload.DURABLE:
             await self.store(subj, encode(envelope), envelope.id)
             return
+        data, headers = await bodies.by_reference(self.nc, encode(envelope), envelope.id)
         try:
-            await self.nc.publish(subj, encode(envelope))
+            await self.nc.publish(subj, data, headers=headers)
         except nats.errors.Error as exc:
             msg = f"publish failed: {exc}"
             raise BusError(msg) from exc
@@ -248,8 +249,9 @@ class Bus:
         if self.durable and payload.DURABLE:
             await self.store(subj, data, mid)
             return mid
+        data, headers = await bodies.by_reference(self.nc, data, mid)
         try:
-            await self.nc.publish(subj, data)
+            await self.nc.publish(subj, data, headers=headers)
         except nats.errors.Error as exc:
             msg = f"publish failed: {exc}"
             raise BusError(msg) from exc
@@ -264,8 +266,9 @@ class Bus:
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.options.publish_timeout_s
+        data, body = await bodies.by_reference(self.nc, data, msg_id)
         refused = self._refusals.watch(subject)
-        headers = {"Nats-Msg-Id": msg_id}
+        headers = {"Nats-Msg-Id": msg_id, **(body or {})}
         delay = 0.05
         try:
             while True:
@@ -335,7 +338,10 @@ class Bus:
 
         async def on_msg(msg: Msg) -> None:
             try:
-                envelope = _validate_json(msg.data)
+                envelope = _validate_json(await bodies.body_of(self.nc, msg))
+            except BusError as exc:
+                self.refuse(msg, str(exc))
+                return
             except ValidationError as exc:
                 self.refuse(msg, short_error(exc))
                 return

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bus import subjects
+from bus import bodies, subjects
 from bus.authority import EVERYONE, PUBLISHES
 from bus.envelope import signature
 from bus.runlog import STREAM_NAME, WORK_QUEUES, queue_stream
@@ -106,6 +106,22 @@ def _subscribes(role: str, run: str) -> list[str]:
     return [p for c in listens for p in _patterns(c, run, chat_to=role)]
 
 
+def _bodies() -> list[str]:
+    """Storing and reading message bodies too large for one message (`bus.bodies`): any
+    identity may, since a body is checked against the digest its message carries."""
+    stream = bodies.stream_name()
+    api = subjects.JS_API
+    return [
+        f"$O.{bodies.BUCKET}.>",
+        subjects.js_stream_info(stream),
+        subjects.js_msg_get(stream),
+        f"{api}.STREAM.NAMES",
+        f"{api}.CONSUMER.CREATE.{stream}",
+        f"{api}.CONSUMER.CREATE.{stream}.>",
+        f"{api}.CONSUMER.DELETE.{stream}.>",
+    ]
+
+
 def _limits(role: str, run: str) -> list[str]:
     """Where a role's processes ask the run's shared rate limits and budget (not people)."""
     return [] if role == "human" else [f"{subjects.LIMITS_PREFIX}.{run}.{role}"]
@@ -118,9 +134,10 @@ def role_permissions(role: str) -> dict[str, Any]:
     if role == "manager":  # also the runner's login, which hosts the run's limits
         acks = subjects.js_ack(queue_stream("manager"))
         subscribe.append(subjects.limits_wildcard())
-        return _allow([*publish, f"{subjects.JS_API}.>", acks], subscribe)
+        return _allow([*publish, *_bodies(), f"{subjects.JS_API}.>", acks], subscribe)
     # Find runs to join (workers started after the goal) and read their goal.
     publish += [subjects.js_stream_info(STREAM_NAME), subjects.js_msg_get(STREAM_NAME)]
+    publish += _bodies()
     queue = QUEUES.get(role)
     if queue is not None:  # its queue's stream holds only its work: any consumer of it
         stream = queue_stream(queue)
@@ -147,6 +164,7 @@ def identity_permissions(run_id: str, role: str, sender: str) -> dict[str, Any]:
     publish = [*_publishes(role, run_id, sender), *_limits(role, run_id)]
     subscribe = [*_subscribes(role, run_id), f"{inbox_prefix(identity)}.>"]
     publish += [subjects.js_stream_info(STREAM_NAME), subjects.js_msg_get(STREAM_NAME)]
+    publish += _bodies()
     queue = QUEUES.get(role)
     if queue is not None:
         stream, name = queue_stream(queue), subjects.consumer_name(run_id, queue)

@@ -20,10 +20,10 @@ from nats.aio.msg import Msg
 from nats.js import api
 from pydantic import ValidationError
 
-from bus import subjects
+from bus import bodies, subjects
 from bus.connection import Bus
 from bus.envelope import Envelope, decode
-from bus.errors import RunLogError
+from bus.errors import BusError, RunLogError
 from bus.logfile import LogRecord, record_from_raw, write_jsonl
 from bus.payloads import Presence
 from bus.subjects import Channel
@@ -100,8 +100,8 @@ def _stream_configs(replicas: int) -> list[api.StreamConfig]:
 
 
 async def ensure_stream(bus: Bus, *, replicas: int = 1, timeout: float = 30.0) -> None:
-    """Create the run-log stream and the work queues' streams if they do not exist
-    (idempotent).
+    """Create the run-log stream, the work queues' streams and the store of large message
+    bodies if they do not exist (idempotent).
 
     A JetStream cluster that has just started answers nothing (or 503) until it has
     elected a meta leader, so this retries with short requests for up to ``timeout``.
@@ -109,6 +109,7 @@ async def ensure_stream(bus: Bus, *, replicas: int = 1, timeout: float = 30.0) -
     deadline = time.monotonic() + timeout
     for config in _stream_configs(replicas):
         await _add_stream(bus, config, deadline, timeout)
+    await bodies.ensure_bucket(bus.nc, replicas=replicas)
 
 
 async def _add_stream(bus: Bus, config: api.StreamConfig, deadline: float, timeout: float) -> None:
@@ -187,12 +188,21 @@ async def _active_runs(bus: Bus, max_age_s: float) -> list[Envelope]:
             pass
         raw = await js.get_last_msg(STREAM_NAME, subject)
         try:
-            goal = decode(raw.data or b"")
-        except ValidationError:
+            goal = decode(await bodies.body_of(bus.nc, raw))
+        except (ValidationError, BusError):
             continue
         if time.time() - goal.ts / 1e6 <= max_age_s:
             goals.append(goal)
     return sorted(goals, key=lambda g: g.ts)
+
+
+async def _record(bus: Bus, msg: Msg) -> LogRecord:
+    """A stored message as a log record (its body fetched when it travelled by reference)."""
+    try:
+        data = await bodies.body_of(bus.nc, msg)
+    except BusError as exc:
+        data = f"(body not readable: {exc})".encode()
+    return record_from_raw(msg.metadata.sequence.stream, msg.subject, data)
 
 
 async def run_exists(bus: Bus, run_id: str) -> bool:
@@ -226,7 +236,7 @@ async def fetch_run(bus: Bus, run_id: str) -> list[LogRecord]:
 
         async def on_msg(msg: Msg) -> None:
             if len(records) < stored:
-                records.append(record_from_raw(msg.metadata.sequence.stream, msg.subject, msg.data))
+                records.append(await _record(bus, msg))
             if len(records) >= stored:
                 complete.set()
 
@@ -248,7 +258,7 @@ async def follow_run(bus: Bus, run_id: str, *, from_seq: int = 1) -> AsyncIterat
     queue: asyncio.Queue[LogRecord] = asyncio.Queue()
 
     async def on_msg(msg: Msg) -> None:
-        queue.put_nowait(record_from_raw(msg.metadata.sequence.stream, msg.subject, msg.data))
+        queue.put_nowait(await _record(bus, msg))
 
     try:
         sub = await js.subscribe(

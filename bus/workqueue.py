@@ -38,7 +38,7 @@ from nats.js import api
 from nats.js.client import JetStreamContext
 from pydantic import ValidationError
 
-from bus import subjects, taps
+from bus import bodies, subjects, taps
 from bus.authority import misfit
 from bus.connection import Bus
 from bus.deadletters import short_error
@@ -340,10 +340,12 @@ class WorkQueue:
 
     async def _process(self, msg: Msg) -> None:
         try:
-            envelope = decode(msg.data)
+            envelope = decode(await bodies.body_of(self.bus.nc, msg))
             why = misfit(msg.subject, envelope)
         except ValidationError as exc:
             why = short_error(exc)
+        except BusError as exc:
+            why = str(exc)
         if why is not None:
             self.bus.refuse(msg, why)
             with contextlib.suppress(nats.errors.Error):
