@@ -70,8 +70,8 @@ def test_duplicate_key_exits_2_naming_key_and_line(tmp_path: Path, command: str)
 @pytest.mark.timeout(60)
 def test_oversized_file_exits_2(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
-    path.write_text(HEAD + "  inputs:\n    blob: " + "x" * (256 << 10) + "\n")
-    refused(society("validate", path), f"{path}:1", "larger than 262,144 bytes")
+    path.write_text(HEAD + "  inputs:\n    blob: " + "x" * (4 << 20) + "\n")
+    refused(society("validate", path), f"{path}:1", "larger than 4,194,304 bytes")
 
 
 @pytest.mark.timeout(10)
