@@ -357,6 +357,16 @@ class Bus:
 
         return await self._subscribe(pattern, on_msg, queue)
 
+    async def subscribe_raw(
+        self, pattern: str, handler: Callable[[bytes], Awaitable[None]]
+    ) -> Subscription:
+        """Deliver the bytes of each message on ``pattern`` (signals outside the run log)."""
+
+        async def on_msg(msg: Msg) -> None:
+            await handler(msg.data)
+
+        return await self._subscribe(pattern, on_msg, None)
+
     async def _subscribe(
         self, pattern: str, cb: Callable[[Msg], Awaitable[None]], queue: str | None
     ) -> Subscription:

@@ -122,6 +122,11 @@ def _bodies() -> list[str]:
     ]
 
 
+def _roll(role: str, run: str) -> list[str]:
+    """A manager asks the run's role instances who is there (`roles.base`)."""
+    return [subjects.roll_call(run)] if role == "manager" else []
+
+
 def _limits(role: str, run: str) -> list[str]:
     """Where a role's processes ask the run's shared rate limits and budget (not people)."""
     return [] if role == "human" else [f"{subjects.LIMITS_PREFIX}.{run}.{role}"]
@@ -129,8 +134,8 @@ def _limits(role: str, run: str) -> list[str]:
 
 def role_permissions(role: str) -> dict[str, Any]:
     """The publish/subscribe allow lists of ``role``'s user (any run: a shared server)."""
-    publish = [*_publishes(role, "*", None), *_limits(role, "*")]
-    subscribe = [*_subscribes(role, "*"), f"{inbox_prefix(role)}.>"]
+    publish = [*_publishes(role, "*", None), *_limits(role, "*"), *_roll(role, "*")]
+    subscribe = [*_subscribes(role, "*"), f"{inbox_prefix(role)}.>", subjects.roll_call()]
     if role == "manager":  # also the runner's login, which hosts the run's limits
         acks = subjects.js_ack(queue_stream("manager"))
         subscribe.append(subjects.limits_wildcard())
@@ -161,8 +166,12 @@ def identity_permissions(run_id: str, role: str, sender: str) -> dict[str, Any]:
     """
     subjects.check_token(run_id, "run id")
     identity = signature(sender)
-    publish = [*_publishes(role, run_id, sender), *_limits(role, run_id)]
-    subscribe = [*_subscribes(role, run_id), f"{inbox_prefix(identity)}.>"]
+    publish = [*_publishes(role, run_id, sender), *_limits(role, run_id), *_roll(role, run_id)]
+    subscribe = [
+        *_subscribes(role, run_id),
+        f"{inbox_prefix(identity)}.>",
+        subjects.roll_call(run_id),
+    ]
     publish += [subjects.js_stream_info(STREAM_NAME), subjects.js_msg_get(STREAM_NAME)]
     publish += _bodies()
     queue = QUEUES.get(role)

@@ -19,6 +19,7 @@ __all__ = [
     "JS_API",
     "LIMITS_PREFIX",
     "PREFIX",
+    "ROLL_PREFIX",
     "Channel",
     "ParsedSubject",
     "any_run",
@@ -35,6 +36,7 @@ __all__ = [
     "limits_wildcard",
     "matches",
     "parse",
+    "roll_call",
     "run_of_consumer",
     "run_wildcard",
     "safe_token",
@@ -43,6 +45,7 @@ __all__ = [
 
 PREFIX = "society"
 LIMITS_PREFIX = "society_limits"
+ROLL_PREFIX = "society_roll"
 """Requests to a run's shared rate limits and budget (`bus.limits`): outside ``society.>``,
 so they are not in the run log."""
 ALL_RUNS = f"{PREFIX}.>"
@@ -203,6 +206,14 @@ def limits_subject(run_id: str, role: str) -> str:
     """Where ``role``'s processes ask the run's limits host: ``society_limits.<run>.<role>``
     (the role token lets permissions stop one role from settling for another)."""
     return f"{LIMITS_PREFIX}.{check_token(run_id, 'run id')}.{check_token(role, 'role')}"
+
+
+def roll_call(run_id: str = "*") -> str:
+    """Where a manager that just started asks the run's role instances to say they are
+    there (outside ``society.>``: not in the run log)."""
+    if run_id != "*":
+        check_token(run_id, "run id")
+    return f"{ROLL_PREFIX}.{run_id}"
 
 
 def limits_wildcard(run_id: str = "*") -> str:

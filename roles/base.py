@@ -45,6 +45,8 @@ class Role(Generic[S]):
     hears_chat: ClassVar[bool] = True
     """Whether chat and control are conversation and steering (the default), or, False,
     history like any other message, handed to `handle` (the critic)."""
+    calls_roll: ClassVar[bool] = False
+    """Ask every role instance of the run to say it is there when this one starts."""
 
     def __init__(self, ctx: RoleContext[S]) -> None:
         self.ctx = ctx
@@ -106,8 +108,17 @@ class Role(Generic[S]):
             await work.start(self.on_delivery, self.on_exhausted)
             self._queues.append(work)
         await self.bus.flush()
+        roll = subjects.roll_call(self.run_id)
+        await self.bus.subscribe_raw(roll, self._answer_roll)
         await self.send(self._presence("up"))
+        if self.calls_roll:
+            await self.bus.publish_raw(roll, b"")
         self.spawn(self._heartbeat(), name=f"{self.sender} heartbeat")
+
+    async def _answer_roll(self, data: bytes) -> None:
+        """A manager that just started asks who is there: say so now, not at the next beat."""
+        if not self.calls_roll:
+            await self.send(self._presence("heartbeat"))
 
     def _presence(self, status: str) -> Presence:
         return Presence(

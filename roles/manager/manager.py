@@ -50,6 +50,7 @@ class Manager(Role[ManagerSettings]):
     """Owns the run's plan, schedule and budgets."""
 
     name = "manager"
+    calls_roll = True
 
     def __init__(self, ctx: RoleContext[ManagerSettings]) -> None:
         super().__init__(ctx)
