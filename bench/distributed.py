@@ -1,15 +1,16 @@
-"""Tasks per second of a trivial role: in-process against 1, 2 and 4 worker processes.
+"""Tasks per second of an I/O-bound role as 1, 2 and 4 worker processes.
 
-One embedded nats-server, one manager (in this process), a plan of N independent tasks
-for the role ``echo``, which spends ``--work-ms`` of CPU per task and returns. The same
-run order measures the role in this process (the default `society run` layout: its own
-connection, same work queue) and then as 1, 2 and 4 separate worker processes (each
-``--concurrency`` tasks at once), and prints tasks/s with the ratio to in-process.
+One embedded nats-server, one manager (in this process, started after the workers, so it
+must discover them: it asks who is there), a plan of N independent tasks for a trivial
+researcher, which waits ``--io-ms`` per task (a model call, a fetch) after ``--work-ms`` of
+CPU. Each round runs 1, 2 and 4 worker processes (each ``--concurrency`` tasks at once)
+in turn, interleaved; the ratios to one worker are per round, reported as median and
+spread. The role in this process (the default `society run` layout) is measured once.
 
-    python bench/distributed.py [--tasks 600] [--work-ms 5] [--concurrency 4]
+    python bench/distributed.py [--tasks 320] [--io-ms 200] [--work-ms 0] [--rounds 3]
 
-CPU-bound work cannot scale past the machine's cores (printed with the figures); the
-delivery overhead alone is measured with ``--work-ms 0``.
+Target (issue 18): 2 workers >= 1.8x and 4 >= 3.5x one worker. CPU-bound work
+(``--io-ms 0 --work-ms 5``) cannot scale past the machine's cores.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import argparse
 import asyncio
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,13 +45,16 @@ from society.logs import configure_logging  # noqa: E402
 class Echo(WorkerRole[RoleSettings]):
     """A trivial role: ``work_ms`` of CPU, then the task's outputs."""
 
-    name = "echo"
+    name = "researcher"  # a role the bus lets send results
     work_ms = 0.0
+    io_ms = 0.0
 
     async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         end = time.perf_counter() + self.work_ms / 1000
         while time.perf_counter() < end:
             pass
+        if self.io_ms:
+            await asyncio.sleep(self.io_ms / 1000)
         return TaskResult(
             task_id=assignment.task.id,
             role=self.name,
@@ -66,7 +71,7 @@ def echo(run_id: str, url: str, concurrency: int, instance: str) -> Role[Any]:
 
 async def serve_worker(args: argparse.Namespace) -> None:
     """The worker process: one Echo instance for the run until SIGTERM."""
-    Echo.work_ms = args.work_ms
+    Echo.work_ms, Echo.io_ms = args.work_ms, args.io_ms
     role = echo(args.run, args.url, args.concurrency, f"p{os.getpid()}")
     await role.start()
     print("ready", flush=True)
@@ -77,7 +82,7 @@ async def serve_worker(args: argparse.Namespace) -> None:
 
 
 async def run_once(
-    url: str, tasks: list[TaskSpec], concurrency: int, processes: int, work_ms: float
+    url: str, tasks: list[TaskSpec], concurrency: int, processes: int, work_ms: float, io_ms: float
 ) -> float:
     """Tasks per second for one layout: 0 processes means the role runs in this process."""
     run_id = f"bench{time.time_ns() % 10**12}"
@@ -87,7 +92,7 @@ async def run_once(
             ConnectOptions.from_url(url),
             ManagerSettings(duplicate_threshold=100.0, task_timeout_s=3600),
             deps=RoleDeps(
-                capacity={"echo": concurrency},
+                capacity={"researcher": concurrency},
                 budgets=BudgetSettings(calls=None, wall_s=None, sandbox_s=None),
             ),
         )
@@ -95,12 +100,13 @@ async def run_once(
     here: list[Role[Any]] = []
     procs: list[asyncio.subprocess.Process] = []
     if processes == 0:
-        Echo.work_ms = work_ms
+        Echo.work_ms, Echo.io_ms = work_ms, io_ms
         here.append(echo(run_id, url, concurrency, "here"))
     else:
         for _ in range(processes):
             cmd = [sys.executable, __file__, "--serve-worker", "--url", url, "--run", run_id]
-            cmd += ["--work-ms", str(work_ms), "--concurrency", str(concurrency)]
+            cmd += ["--work-ms", str(work_ms), "--io-ms", str(io_ms)]
+            cmd += ["--concurrency", str(concurrency)]
             procs.append(await asyncio.create_subprocess_exec(*cmd, stdout=subprocess.PIPE))
         for proc in procs:  # wait for each to say it is ready
             assert proc.stdout is not None
@@ -129,7 +135,7 @@ async def run_once(
         await manager.start()
         for role in here:
             await role.start()
-        await driver.send(run_id, "bench/0", Goal(text="echo everything"))
+        await driver.send(run_id, "runner/0", Goal(text="echo everything"))
         await done.wait()
         elapsed = time.perf_counter() - first_task[0]
         for role in here:
@@ -145,8 +151,10 @@ async def run_once(
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=int, default=600)
-    parser.add_argument("--work-ms", type=float, default=5.0)
+    parser.add_argument("--tasks", type=int, default=320)
+    parser.add_argument("--work-ms", type=float, default=0.0)
+    parser.add_argument("--io-ms", type=float, default=200.0)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--serve-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
@@ -157,24 +165,43 @@ async def main() -> None:
         await serve_worker(args)
         return
     tasks = [
-        TaskSpec(id=f"t{i}", role="echo", description=f"echo {i}", outputs=[f"o{i}"])
+        TaskSpec(id=f"t{i}", role="researcher", description=f"echo {i}", outputs=[f"o{i}"])
         for i in range(args.tasks)
     ]
     print(
-        f"{args.tasks} independent tasks of a trivial role ({args.work_ms:g} ms CPU each), "
-        f"{args.concurrency} at once per instance; {os.cpu_count()} CPU cores"
+        f"{args.tasks} independent tasks of a trivial role ({args.io_ms:g} ms I/O, "
+        f"{args.work_ms:g} ms CPU each), {args.concurrency} at once per instance; "
+        f"{os.cpu_count()} CPU cores"
     )
+    once = (args.concurrency, args.work_ms, args.io_ms)
+    ratios: dict[int, list[float]] = {2: [], 4: []}
     with tempfile.TemporaryDirectory() as tmp:
         async with EmbeddedServer(Path(tmp)) as server:
             async with Bus(server.url, name="setup") as bus:
                 await runlog.ensure_stream(bus)
-            base = await run_once(server.url, tasks, args.concurrency, 0, args.work_ms)
-            print(f"in-process roles : {base:8.1f} tasks/s   1.00x")
-            for n in (1, 2, 4):
-                rate = await run_once(server.url, tasks, args.concurrency, n, args.work_ms)
+            here = await run_once(server.url, tasks, args.concurrency, 0, *once[1:])
+            print(f"  in-process role: {here:8.1f} tasks/s")
+            for r in range(args.rounds):
+                rates = {
+                    n: await run_once(server.url, tasks, args.concurrency, n, *once[1:])
+                    for n in (1, 2, 4)
+                }
+                for n in (2, 4):
+                    ratios[n].append(rates[n] / rates[1])
                 print(
-                    f"{n} worker process{'es' if n > 1 else '  '}: {rate:8.1f} tasks/s   {rate / base:.2f}x"
+                    f"  round {r + 1}: "
+                    + ", ".join(
+                        f"{n} worker{'s' if n > 1 else ''} {v:.1f} tasks/s"
+                        for n, v in rates.items()
+                    )
+                    + f"; 2/1 {rates[2] / rates[1]:.2f}x, 4/1 {rates[4] / rates[1]:.2f}x"
                 )
+    for n, target in ((2, 1.8), (4, 3.5)):
+        values = sorted(ratios[n])
+        print(
+            f"{n} workers / 1 worker: median {statistics.median(values):.2f}x, spread "
+            f"{values[0]:.2f}-{values[-1]:.2f} over {len(values)} rounds (target >= {target})"
+        )
 
 
 if __name__ == "__main__":

@@ -135,6 +135,11 @@ class Sandbox:
         finally:
             pool.release(container)
 
+    @property
+    def pool_target(self) -> int:
+        """Warm containers the pool keeps ready now (pool_size, up to pool_max with demand)."""
+        return self._open_pool().target
+
     async def wait_idle(self) -> None:
         """Wait until the pool is full again and used containers are gone (benchmarks, tests)."""
         await self._open_pool().wait_idle()

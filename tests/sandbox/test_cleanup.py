@@ -95,7 +95,7 @@ async def test_cancelled_execution_destroys_its_container(
         await asyncio.wait_for(sandbox.execute("import time; time.sleep(30)"), timeout=1)
     await sandbox.wait_idle()
     after = set(list_containers(docker_client, pool=sandbox.pool_id))
-    assert len(after) == sandbox.settings.pool_size  # only the warm ones
+    assert len(after) == sandbox.pool_target  # only the warm ones
     assert len(after - before) == 1  # the one taken was replaced, and is gone
     assert (await sandbox.execute("print('ok')")).stdout == "ok\n"
 
@@ -109,7 +109,7 @@ async def test_unanswered_supervisor_is_killed_by_the_host(
     assert result.error is not None and "did not answer" in result.error
     monkeypatch.undo()
     await sandbox.wait_idle()
-    assert len(list_containers(docker_client, pool=sandbox.pool_id)) == sandbox.settings.pool_size
+    assert len(list_containers(docker_client, pool=sandbox.pool_id)) == sandbox.pool_target
     assert (await sandbox.execute("print('ok')")).stdout == "ok\n"
 
 

@@ -15,7 +15,7 @@ async def test_pool_containers_are_hardened(
 ) -> None:
     await sandbox.wait_idle()
     ids = list_containers(docker_client, pool=sandbox.pool_id)
-    assert len(ids) == sandbox.settings.pool_size
+    assert len(ids) == sandbox.pool_target
     s = sandbox.settings
     for container_id in ids:
         info = docker_client.api.inspect_container(container_id)
