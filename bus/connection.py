@@ -225,12 +225,7 @@ class Bus:
         if self.durable and envelope.payload.DURABLE:
             await self.store(subj, encode(envelope), envelope.id)
             return
-        data, headers = await bodies.by_reference(self.nc, encode(envelope), envelope.id)
-        try:
-            await self.nc.publish(subj, data, headers=headers)
-        except nats.errors.Error as exc:
-            msg = f"publish failed: {exc}"
-            raise BusError(msg) from exc
+        await self._publish(subj, encode(envelope), envelope.id)
 
     async def send(
         self,
@@ -249,13 +244,17 @@ class Bus:
         if self.durable and payload.DURABLE:
             await self.store(subj, data, mid)
             return mid
-        data, headers = await bodies.by_reference(self.nc, data, mid)
+        await self._publish(subj, data, mid)
+        return mid
+
+    async def _publish(self, subject: str, data: bytes, msg_id: str) -> None:
+        """Core publish (a body too large for one message goes by reference)."""
+        data, headers = await bodies.by_reference(self.nc, data, msg_id)
         try:
-            await self.nc.publish(subj, data, headers=headers)
+            await self.nc.publish(subject, data, headers=headers)
         except nats.errors.Error as exc:
             msg = f"publish failed: {exc}"
             raise BusError(msg) from exc
-        return mid
 
     async def store(self, subject: str, data: bytes, msg_id: str) -> None:
         """Publish through JetStream and wait until a stream holds the message.
