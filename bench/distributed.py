@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +82,25 @@ async def serve_worker(args: argparse.Namespace) -> None:
     await role.stop()
 
 
+def watch(
+    bus: Bus, run_id: str, channels: list[Channel], handler: Callable[[Envelope], Awaitable[None]]
+) -> list[asyncio.Task[None]]:
+    """Hand ``handler`` the run's messages on ``channels``, read from the run log: none is
+    missed, however late a subscription becomes live on the server."""
+
+    async def one(channel: Channel) -> None:
+        subject = (
+            subjects.run_wildcard(run_id, channel)
+            if channel is Channel.TASK
+            else subjects.subject(run_id, channel)
+        )
+        async for record in runlog.follow_run(bus, run_id, subject=subject):
+            if record.envelope is not None:
+                await handler(record.envelope)
+
+    return [asyncio.get_running_loop().create_task(one(c)) for c in channels]
+
+
 async def run_once(
     url: str, tasks: list[TaskSpec], concurrency: int, processes: int, work_ms: float, io_ms: float
 ) -> float:
@@ -128,15 +148,16 @@ async def run_once(
                 final.append(p)
                 done.set()
 
-        for channel in (Channel.PLAN_REQUEST, Channel.FINAL):
-            await driver.subscribe(subjects.subject(run_id, channel), on_msg)
-        await driver.subscribe(subjects.run_wildcard(run_id, Channel.TASK), on_msg)
-        await driver.flush()
+        watching = watch(
+            driver, run_id, [Channel.PLAN_REQUEST, Channel.FINAL, Channel.TASK], on_msg
+        )
         await manager.start()
         for role in here:
             await role.start()
         await driver.send(run_id, "runner/0", Goal(text="echo everything"))
         await done.wait()
+        for w in watching:
+            w.cancel()
         elapsed = time.perf_counter() - first_task[0]
         for role in here:
             await role.stop()

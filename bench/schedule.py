@@ -19,7 +19,7 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +65,7 @@ class LatencyClient(OfflineClient):
 class Worker(WorkerRole[RoleSettings]):
     """A trivial role: one model call per task."""
 
-    name = "worker"
+    name = "researcher"  # a role the bus lets send results
 
     async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         await self.calls.call(
@@ -93,6 +93,25 @@ class TimedManager(Manager):
         TimedManager.cpu += time.process_time() - start
 
 
+def watch(
+    bus: Bus, run_id: str, channels: list[Channel], handler: Callable[[Envelope], Awaitable[None]]
+) -> list[asyncio.Task[None]]:
+    """Hand ``handler`` the run's messages on ``channels``, read from the run log: none is
+    missed, however late a subscription becomes live on the server."""
+
+    async def one(channel: Channel) -> None:
+        subject = (
+            subjects.run_wildcard(run_id, channel)
+            if channel is Channel.TASK
+            else subjects.subject(run_id, channel)
+        )
+        async for record in runlog.follow_run(bus, run_id, subject=subject):
+            if record.envelope is not None:
+                await handler(record.envelope)
+
+    return [asyncio.get_running_loop().create_task(one(c)) for c in channels]
+
+
 def random_dag(n: int, layers: int, seed: int) -> list[TaskSpec]:
     """``n`` tasks in ``layers`` layers; each task depends on up to 3 tasks of the layer before."""
     rng = random.Random(seed)
@@ -108,7 +127,7 @@ def random_dag(n: int, layers: int, seed: int) -> list[TaskSpec]:
             tasks.append(
                 TaskSpec(
                     id=tid,
-                    role="worker",
+                    role="researcher",
                     description=f"step {tid}",
                     outputs=[f"o_{tid}"],
                     inputs=[f"o_{d}" for d in deps],
@@ -143,7 +162,7 @@ async def run_once(
             connect,
             ManagerSettings(duplicate_threshold=100.0, task_timeout_s=3600),
             deps=RoleDeps(
-                capacity={"worker": concurrency},
+                capacity={"researcher": concurrency},
                 budgets=BudgetSettings(calls=None, wall_s=None, sandbox_s=None),
             ),
         )
@@ -170,14 +189,14 @@ async def run_once(
                 final.append(p)
                 done.set()
 
-        await driver.subscribe(subjects.subject(run_id, Channel.PLAN_REQUEST), on_msg)
-        await driver.subscribe(subjects.subject(run_id, Channel.FINAL), on_msg)
-        await driver.flush()
+        watching = watch(driver, run_id, [Channel.PLAN_REQUEST, Channel.FINAL], on_msg)
         await manager.start()
         await worker.start()
         start = time.perf_counter()
-        await driver.send(run_id, "bench/0", Goal(text="run the DAG"))
+        await driver.send(run_id, "runner/0", Goal(text="run the DAG"))
         await done.wait()
+        for w in watching:
+            w.cancel()
         makespan = time.perf_counter() - start
         await worker.stop()
         await manager.stop()

@@ -252,8 +252,11 @@ async def fetch_run(bus: Bus, run_id: str) -> list[LogRecord]:
     return records
 
 
-async def follow_run(bus: Bus, run_id: str, *, from_seq: int = 1) -> AsyncIterator[LogRecord]:
-    """Yield a run's messages from ``from_seq`` on, then live ones as they arrive."""
+async def follow_run(
+    bus: Bus, run_id: str, *, from_seq: int = 1, subject: str | None = None
+) -> AsyncIterator[LogRecord]:
+    """Yield a run's messages (those on ``subject`` only, if given) from ``from_seq`` on,
+    then live ones as they arrive."""
     js = bus.nc.jetstream()
     queue: asyncio.Queue[LogRecord] = asyncio.Queue()
 
@@ -262,7 +265,7 @@ async def follow_run(bus: Bus, run_id: str, *, from_seq: int = 1) -> AsyncIterat
 
     try:
         sub = await js.subscribe(
-            subjects.run_wildcard(run_id),
+            subject or subjects.run_wildcard(run_id),
             stream=STREAM_NAME,
             cb=on_msg,
             ordered_consumer=True,
