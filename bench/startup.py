@@ -1,15 +1,19 @@
 """How fast the CLI starts: `society --help`, `society validate` and `society replay` of a
-small log, each against a bare `python -c pass`, in interleaved pairs (A, B, A, B...).
+small log, each against a bare `python -c pass`, in interleaved pairs (A, B, A, B...); and
+the quickstart run's process wall against the wall time the run itself reports.
 
-    python bench/startup.py [--pairs 15]
+    python bench/startup.py [--pairs 15] [--quickstart-runs 5]
 
 Prints each command's wall time as median and spread and the pairwise ratio to a bare
-Python start. Target (issue 18): `society --help` <= 5x a bare start.
+Python start. Targets (issue 18): `society --help` <= 5x a bare start; the quickstart's
+process wall <= 2x its in-run wall (the first to the last message of the run).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
 import subprocess
 import sys
@@ -35,6 +39,7 @@ def shown(xs: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=15)
+    parser.add_argument("--quickstart-runs", type=int, default=5, help="0 to skip")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         sys.path.insert(0, str(ROOT))
@@ -56,6 +61,29 @@ def main() -> None:
             ratios = [m / b for m, b in zip(mine, base, strict=True)]
             print(f"{name}: {shown(mine)} s; bare python {shown(base)} s")
             print(f"  ratio {shown(ratios)}" + ("   target <= 5" if "help" in name else ""))
+        if args.quickstart_runs:
+            quickstart(Path(tmp), args.quickstart_runs)
+
+
+def quickstart(tmp: Path, runs: int) -> None:
+    """`society run scenarios/quickstart.yaml`: process wall against the run's own wall."""
+    process: list[float] = []
+    in_run: list[float] = []
+    env = {**os.environ, "TERM": "dumb"}
+    for n in range(runs):
+        runs_dir = tmp / f"runs{n}"
+        cmd = [*SOCIETY, "run", str(ROOT / "scenarios" / "quickstart.yaml")]
+        cmd += ["--runs-dir", str(runs_dir), "--memory-dir", str(tmp / f"memory{n}")]
+        began = time.perf_counter()
+        subprocess.run(
+            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env
+        )
+        process.append(time.perf_counter() - began)
+        [summary] = runs_dir.glob("*/summary.json")
+        in_run.append(json.loads(summary.read_text())["wall_s"])
+    ratios = [p / r for p, r in zip(process, in_run, strict=True)]
+    print(f"quickstart run: process wall {shown(process)} s; in-run wall {shown(in_run)} s")
+    print(f"  ratio {shown(ratios)}   target <= 2")
 
 
 if __name__ == "__main__":

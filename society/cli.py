@@ -9,10 +9,9 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from society import cli_memory, cli_observe, cli_ops, cli_replay
 from society.cli_support import (
@@ -29,10 +28,14 @@ from society.cli_support import (
 )
 from society.errors import SocietyError
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 __all__ = ["EXIT_BAD_INPUT", "EXIT_ENVIRONMENT", "EXIT_FAILED", "app", "main"]
 
 app = typer.Typer(
     name="society",
+    rich_markup_mode=None,  # click's plain help: `society --help` need not load rich
     help="A society of specialised LLM agents that reach a goal over NATS.",
     no_args_is_help=True,
     add_completion=False,
@@ -209,7 +212,7 @@ def run(
         workers=workers,  # type: ignore[arg-type]
         stream_replicas=stream_replicas,
     )
-    outcome = guarded(lambda: run_scenario(loaded, options, err))
+    outcome = guarded(lambda: run_scenario(loaded, options, err.real))
     raise typer.Exit(outcome.exit_code)
 
 
@@ -242,7 +245,7 @@ def resume(
         human=(name or "") if human else None,
         resume=True,
     )
-    outcome = guarded(lambda: run_scenario(loaded, options, err))
+    outcome = guarded(lambda: run_scenario(loaded, options, err.real))
     raise typer.Exit(outcome.exit_code)
 
 
@@ -279,7 +282,7 @@ def attach(
                 runs_dir=runs_dir,
                 nats_url=nats,
                 name=name,
-                console=Console(highlight=False),
+                console=_plain_console(),
                 connect_timeout_s=connect_timeout,
                 creds=creds,
             )
@@ -325,6 +328,13 @@ app.command()(cli_observe.web)
 app.command("nats-config")(cli_ops.nats_config)
 app.add_typer(cli_ops.sandbox_app, name="sandbox")
 app.add_typer(cli_memory.memory_app, name="memory")
+
+
+def _plain_console() -> Console:
+    """A console for a session of its own (no highlighting of numbers and paths)."""
+    from rich.console import Console
+
+    return Console(highlight=False)
 
 
 def main() -> None:

@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
-from rich.text import Text
 
 from society.cli_support import EXIT_BAD_INPUT, fail, out
 from society.terminal_text import safe_block, safe_line
@@ -53,6 +51,9 @@ def list_lessons(
     limit: Annotated[int, typer.Option(help="Show at most this many (newest first)")] = 50,
 ) -> None:
     """What the memory holds, newest first."""
+    from rich.table import Table
+    from rich.text import Text
+
     memory = _open(memory_dir)
     try:
         entries = memory.entries(kind=kind, limit=limit)
@@ -80,6 +81,8 @@ def show(
     memory_dir: MemoryDir = DEFAULT_DIR,
 ) -> None:
     """One lesson in full, with the goal, run and message it came from."""
+    from rich.text import Text
+
     memory = _open(memory_dir)
     try:
         entry = memory.get(lesson_id)

@@ -7,9 +7,17 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
-from society.cli_support import EXIT_BAD_INPUT, EXIT_FAILED, err, fail, guarded, or_exit, out
+from society.cli_support import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    err,
+    escape,
+    fail,
+    guarded,
+    or_exit,
+    out,
+)
 from society.terminal_text import safe_line
 
 __all__ = ["trace", "web"]

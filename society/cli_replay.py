@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from society.cli_support import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     err,
+    escape,
     fail,
     guarded,
     load_or_exit,
@@ -88,7 +88,7 @@ def replay(
         if not isinstance(where, sources.LiveRun):
             text = f"{log} is a finished run's file; --follow needs a live run id"
             raise fail(text, EXIT_BAD_INPUT)
-        run_async(view.follow(where.connect(), where.run_id, keep, out, as_json=as_json))
+        run_async(view.follow(where.connect(), where.run_id, keep, out.real, as_json=as_json))
         return
     changed = load_or_exit(scenario) if scenario is not None else None
     with tempfile.TemporaryDirectory(prefix="society-replay-") as scratch:
@@ -113,7 +113,7 @@ def replay(
         if prompt is not None:
             from society.replay.prompts import show_prompt
 
-            or_exit(lambda: show_prompt(src.records, src.run_dir, prompt, out))
+            or_exit(lambda: show_prompt(src.records, src.run_dir, prompt, out.real))
             return
         if rerun or fork_at is not None:
             _rerun_or_fork(
@@ -126,9 +126,9 @@ def replay(
             return
         all_entries = entries(src.records)
         if step:
-            view.step(all_entries, keep, out)
+            view.step(all_entries, keep, out.real)
         else:
-            view.show(all_entries, keep, out, as_json=as_json, as_tree=tree)
+            view.show(all_entries, keep, out.real, as_json=as_json, as_tree=tree)
 
 
 def _rerun_or_fork(
@@ -143,11 +143,11 @@ def _rerun_or_fork(
     from society.replay import view
 
     if fork_at is not None:
-        outcome = guarded(lambda: reruns.fork(src, fork_at, options, changed, err, pace=pace))
+        outcome = guarded(lambda: reruns.fork(src, fork_at, options, changed, err.real, pace=pace))
         out.print(f"fork of {src.run_id}@{fork_at}: run {outcome.run_id} in {outcome.run_dir}")
         raise typer.Exit(outcome.exit_code)
-    report = guarded(lambda: reruns.rerun(src, options, err, pace=pace))
-    view.show_divergence(report.divergence, out)
+    report = guarded(lambda: reruns.rerun(src, options, err.real, pace=pace))
+    view.show_divergence(report.divergence, out.real)
     out.print(f"re-run {report.outcome.run_id}: {report.outcome.log_path}", highlight=False)
     raise typer.Exit(0 if report.identical else EXIT_FAILED)
 

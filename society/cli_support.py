@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable, Coroutine
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
 from society.errors import ModelConfigError, RunError, ScenarioError
 from society.terminal_text import safe_block
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from society.scenario import Scenario
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "EXIT_FAILED",
     "EXIT_INTERRUPTED",
     "err",
+    "escape",
     "fail",
     "guarded",
     "load_or_exit",
@@ -39,8 +41,38 @@ EXIT_INTERRUPTED = 130
 
 T = TypeVar("T")
 
-err = Console(stderr=True)
-out = Console()
+
+class LazyConsole:
+    """A rich console made on first use, so `society --help` never loads rich's console."""
+
+    def __init__(self, *, stderr: bool) -> None:
+        self.stderr = stderr
+
+    @cached_property
+    def real(self) -> Console:
+        """The console itself (for code that takes one)."""
+        from rich.console import Console
+
+        return Console(stderr=self.stderr)
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        """`rich.console.Console.print`."""
+        self.real.print(*objects, **options)
+
+    def rule(self, title: str = "", **options: Any) -> None:
+        """`rich.console.Console.rule`."""
+        self.real.rule(title, **options)
+
+
+def escape(text: str) -> str:
+    """`rich.markup.escape`, loaded when first needed."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+err = LazyConsole(stderr=True)
+out = LazyConsole(stderr=False)
 
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:

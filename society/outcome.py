@@ -80,6 +80,7 @@ def summary_of(outcome: RunOutcome) -> dict[str, Any]:
         "tokens_out": s.tokens_out,
         "cost": s.cost,
         "sandbox_s": s.sandbox_s,
+        "wall_s": round(s.wall_s, 3),
         "replans": s.replans,
         "critiques": [c.model_dump() for c in s.critiques],
         "max_in_flight": s.max_in_flight,

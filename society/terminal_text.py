@@ -12,8 +12,10 @@ give one), or through `rich.markup.escape` when it must go into a markup string.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
 __all__ = ["block", "line", "safe_block", "safe_line"]
 
@@ -47,9 +49,13 @@ def safe_block(text: str) -> str:
 
 def line(text: str, style: str = "") -> Text:
     """``safe_line`` as a rich Text (no markup, no emoji codes)."""
+    from rich.text import Text
+
     return Text(safe_line(text), style=style)
 
 
 def block(text: str, style: str = "") -> Text:
     """``safe_block`` as a rich Text (no markup, no emoji codes)."""
+    from rich.text import Text
+
     return Text(safe_block(text), style=style)

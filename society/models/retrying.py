@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any, Literal
 
-import openai
 from autogen_core import CancellationToken
 from autogen_core.models import (
     ChatCompletionClient,
@@ -49,6 +49,13 @@ def status_of(exc: BaseException) -> int | None:
     return status if isinstance(status, int) else None
 
 
+def _openai_error(exc: BaseException, name: str) -> bool:
+    """Whether ``exc`` is the openai SDK's error ``name`` (never, if the SDK is not loaded:
+    it is imported only by the clients that use it, so a scripted run starts fast)."""
+    sdk = sys.modules.get("openai")
+    return sdk is not None and isinstance(exc, getattr(sdk, name))
+
+
 def _garbage(exc: BaseException) -> bool:
     """A 200 whose body is not a chat completion (the SDK fails to read it)."""
     return isinstance(exc, json.JSONDecodeError) or (
@@ -58,7 +65,7 @@ def _garbage(exc: BaseException) -> bool:
 
 def is_transient(exc: BaseException) -> bool:
     """Worth another try: the server was unreachable, slow, overloaded or garbled."""
-    if isinstance(exc, openai.APIConnectionError | TimeoutError) or _garbage(exc):
+    if isinstance(exc, TimeoutError) or _openai_error(exc, "APIConnectionError") or _garbage(exc):
         return True
     status = status_of(exc)
     return is_rate_limited(exc) or (status is not None and status >= 500)
@@ -75,9 +82,9 @@ def _reason(exc: BaseException) -> str:
 
 
 def _advice(exc: BaseException, endpoint: str, timeout_s: float | None) -> str:
-    if isinstance(exc, openai.APIConnectionError) and not isinstance(exc, openai.APITimeoutError):
+    if _openai_error(exc, "APIConnectionError") and not _openai_error(exc, "APITimeoutError"):
         return f"is the server running and answering at {endpoint}? (try: curl {endpoint}/models)"
-    if isinstance(exc, TimeoutError | openai.APITimeoutError):
+    if isinstance(exc, TimeoutError) or _openai_error(exc, "APITimeoutError"):
         return f"the server is slow or stuck: raise --timeout (now {timeout_s} s) or lower --max-tokens"
     if is_rate_limited(exc):
         return "the provider keeps refusing for its rate limit: set rate_limit on the model"
