@@ -6,6 +6,7 @@ one-task-at-a-time execution (measured in the same run on a prefix of the tasks 
 the most calls in flight at once, and the manager's own CPU time per task.
 
     python bench/schedule.py [--tasks 1000] [--latency 1.0] [--rpm 12000] [--layers 4]
+        [--rounds 3] [--worker-process]
 
 Targets (issues 4 and 8): makespan <= 1.05x the bound with hundreds of calls in flight;
 manager CPU per task under 1 ms.
@@ -16,6 +17,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
+import signal
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -147,14 +151,44 @@ def critical_path(tasks: list[TaskSpec], latency: float) -> float:
     return max(depth.values()) * latency
 
 
-async def run_once(
-    url: str, tasks: list[TaskSpec], latency: float, rpm: float | None, concurrency: int
-) -> dict[str, Any]:
-    run_id = f"bench{int(time.time() * 1000) % 10**9}"
-    connect = ConnectOptions.from_url(url)
+def worker_role(
+    run_id: str, url: str, latency: float, rpm: float | None, concurrency: int
+) -> tuple[Worker, LatencyClient]:
+    """The researcher doing the tasks, with its simulated model."""
     client = LatencyClient(latency)
     limiter = RateLimiter(rpm, None) if rpm else None
     model = ModelAccess(RetryingClient(client, limiter), "simulated")
+    context = RoleContext(
+        run_id,
+        ConnectOptions.from_url(url),
+        RoleSettings(concurrency=concurrency),
+        deps=RoleDeps(model=model),
+    )
+    return Worker(context), client
+
+
+async def serve_worker(args: argparse.Namespace) -> None:
+    """The worker process (``--worker-process``): the researcher until SIGTERM."""
+    worker, _ = worker_role(args.run, args.url, args.latency, args.rpm or None, args.concurrency)
+    await worker.start()
+    print("ready", flush=True)
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
+    await stop.wait()
+    await worker.stop()
+
+
+async def run_once(
+    url: str,
+    tasks: list[TaskSpec],
+    latency: float,
+    rpm: float | None,
+    concurrency: int,
+    *,
+    worker_process: bool = False,
+) -> dict[str, Any]:
+    run_id = f"bench{time.time_ns() % 10**12}"
+    connect = ConnectOptions.from_url(url)
     TimedManager.cpu = 0.0
     manager = TimedManager(
         RoleContext(
@@ -167,11 +201,19 @@ async def run_once(
             ),
         )
     )
-    worker = Worker(
-        RoleContext(
-            run_id, connect, RoleSettings(concurrency=concurrency), deps=RoleDeps(model=model)
-        )
-    )
+    worker: Worker | None = None
+    client: LatencyClient | None = None
+    proc: asyncio.subprocess.Process | None = None
+    if worker_process:
+        cmd = [sys.executable, __file__, "--serve-worker", "--url", url, "--run", run_id]
+        cmd += ["--latency", str(latency), "--rpm", str(rpm or 0)]
+        cmd += ["--concurrency", str(concurrency)]
+        proc = await asyncio.create_subprocess_exec(*cmd, stdout=subprocess.PIPE)
+        assert proc.stdout is not None
+        line = await proc.stdout.readline()
+        assert line.strip() == b"ready", line
+    else:
+        worker, client = worker_role(run_id, url, latency, rpm, concurrency)
     done = asyncio.Event()
     final: list[Final] = []
     async with Bus(connect, name="bench-driver") as driver:
@@ -191,21 +233,31 @@ async def run_once(
 
         watching = watch(driver, run_id, [Channel.PLAN_REQUEST, Channel.FINAL], on_msg)
         await manager.start()
-        await worker.start()
+        if worker is not None:
+            await worker.start()
         start = time.perf_counter()
         await driver.send(run_id, "runner/0", Goal(text="run the DAG"))
         await done.wait()
+        makespan = time.perf_counter() - start
         for w in watching:
             w.cancel()
-        makespan = time.perf_counter() - start
-        await worker.stop()
+        if worker is not None:
+            await worker.stop()
         await manager.stop()
+    if proc is not None:
+        proc.send_signal(signal.SIGTERM)
+        await proc.wait()
     assert final[0].status == "succeeded", final[0].reason
     return {
         "makespan": makespan,
-        "max_in_flight": client.max_in_flight,
+        "max_in_flight": client.max_in_flight if client is not None else None,
         "manager_cpu_per_task_ms": TimedManager.cpu / len(tasks) * 1000,
     }
+
+
+def spread(xs: list[float]) -> str:
+    """Median and range of ``xs``."""
+    return f"median {statistics.median(xs):.3f}x (min {min(xs):.3f}, max {max(xs):.3f})"
 
 
 async def main() -> None:
@@ -215,42 +267,78 @@ async def main() -> None:
     parser.add_argument("--latency", type=float, default=1.0)
     parser.add_argument("--rpm", type=float, default=12000.0)
     parser.add_argument("--concurrency", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--worker-process",
+        action="store_true",
+        help="the researcher in a process of its own (`society worker`'s layout)",
+    )
     parser.add_argument("--sequential-sample", type=int, default=20)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--serve-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--url", help=argparse.SUPPRESS)
+    parser.add_argument("--run", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_worker:
+        await serve_worker(args)
+        return
     tasks = random_dag(args.tasks, args.layers, args.seed)
     cp = critical_path(tasks, args.latency)
+    rate = args.rpm / 60
+    bound = max(cp, len(tasks) / rate)
+    where = "its own process" if args.worker_process else "the manager's process"
     with tempfile.TemporaryDirectory() as tmp:
         async with EmbeddedServer(Path(tmp)) as server:
             async with Bus(server.url, name="setup") as bus:
                 await runlog.ensure_stream(bus)
             print(
-                f"{len(tasks)} tasks in {args.layers} layers (seed {args.seed}); model latency {args.latency:g}s"
+                f"{len(tasks)} tasks in {args.layers} layers (seed {args.seed}); model latency"
+                f" {args.latency:g}s; the worker in {where}; {args.rounds} rounds, each one run"
+                " without and one with the rate limit"
             )
-            print(f"critical path {cp:.2f}s")
-
-            free = await run_once(server.url, tasks, args.latency, None, args.concurrency)
             print(
-                f"no rate limit : makespan {free['makespan']:.2f}s = {free['makespan'] / cp:.3f}x the critical path"
-                f" (target <= 1.05x); {free['max_in_flight']} calls in flight at most;"
-                f" manager CPU {free['manager_cpu_per_task_ms']:.3f} ms/task"
+                f"critical path {cp:.2f}s; with rpm {args.rpm:g}: bound max(cp, N/rate"
+                f" {len(tasks) / rate:.2f}s) = {bound:.2f}s"
             )
-            rate = args.rpm / 60
-            bound = max(cp, len(tasks) / rate)
-            limited = await run_once(server.url, tasks, args.latency, args.rpm, args.concurrency)
+            free: list[dict[str, Any]] = []
+            limited: list[dict[str, Any]] = []
+            for n in range(args.rounds):
+                for runs, rpm, against in ((free, None, cp), (limited, args.rpm, bound)):
+                    run = await run_once(
+                        server.url,
+                        tasks,
+                        args.latency,
+                        rpm,
+                        args.concurrency,
+                        worker_process=args.worker_process,
+                    )
+                    runs.append(run)
+                    print(
+                        f"  round {n + 1} {'rpm ' + format(rpm, 'g') if rpm else 'no limit'}:"
+                        f" makespan {run['makespan']:.2f}s = {run['makespan'] / against:.3f}x;"
+                        f" {run['max_in_flight'] or 'n/a'} calls in flight at most; manager CPU"
+                        f" {run['manager_cpu_per_task_ms']:.3f} ms/task",
+                        flush=True,
+                    )
             print(
-                f"rpm {args.rpm:g}    : makespan {limited['makespan']:.2f}s; bound max(cp {cp:.2f}s, N/rate {len(tasks) / rate:.2f}s)"
-                f" = {bound:.2f}s -> {limited['makespan'] / bound:.3f}x (target <= 1.05x);"
-                f" {limited['max_in_flight']} in flight at most; manager CPU {limited['manager_cpu_per_task_ms']:.3f} ms/task"
+                f"no rate limit : {spread([r['makespan'] / cp for r in free])} the critical"
+                " path (target <= 1.05x)"
             )
+            print(
+                f"rpm {args.rpm:g}    : {spread([r['makespan'] / bound for r in limited])} the"
+                " bound (target <= 1.05x)"
+            )
+            cpu = [r["manager_cpu_per_task_ms"] for r in free + limited]
+            print(f"manager CPU   : median {statistics.median(cpu):.3f} ms/task (target < 1 ms)")
             sample = tasks[: args.sequential_sample]
             sample = [t.model_copy(update={"depends_on": [], "inputs": []}) for t in sample]
             seq = await run_once(server.url, sample, args.latency, None, 1)
             per_task = seq["makespan"] / len(sample)
             sequential = per_task * len(tasks)
+            fastest = min(r["makespan"] for r in free)
             print(
-                f"one at a time : {per_task:.3f}s per task measured on {len(sample)} tasks -> {sequential:.0f}s for {len(tasks)};"
-                f" parallel is {sequential / free['makespan']:.0f}x faster (rate-limited: {sequential / limited['makespan']:.0f}x)"
+                f"one at a time : {per_task:.3f}s per task measured on {len(sample)} tasks ->"
+                f" {sequential:.0f}s for {len(tasks)}; parallel is {sequential / fastest:.0f}x faster"
             )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from autogen_core import CancellationToken
@@ -164,15 +164,12 @@ class RetryingClient(ChatCompletionClient):
             return await asyncio.wait_for(call, self.timeout_s)
 
         try:
-            async for attempt in AsyncRetrying(
-                retry=retry_if_exception(is_transient),
-                stop=stop_after_attempt(self.tries),
-                wait=self._wait,
-                before_sleep=self._note,
-                reraise=True,
-            ):
-                with attempt:
-                    result = await once()
+            try:
+                result = await once()  # most calls: no retry machinery at all
+            except Exception as exc:
+                if self.tries == 1 or not is_transient(exc):
+                    raise
+                result = await self._again(once, exc)
         except Exception as exc:
             if not is_transient(exc):
                 raise
@@ -185,6 +182,24 @@ class RetryingClient(ChatCompletionClient):
             used = result.usage.prompt_tokens + result.usage.completion_tokens
             self.limiter.settle(estimate, used)
         return result
+
+    async def _again(
+        self, once: Callable[[], Awaitable[CreateResult]], failed: Exception
+    ) -> CreateResult:
+        """The tries after a first one that ``failed`` (transiently): noted, backed off."""
+        first: list[Exception] = [failed]
+        async for attempt in AsyncRetrying(
+            retry=retry_if_exception(is_transient),
+            stop=stop_after_attempt(self.tries),
+            wait=self._wait,
+            before_sleep=self._note,
+            reraise=True,
+        ):
+            with attempt:
+                if first:  # the attempt already made counts as the first
+                    raise first.pop()
+                return await once()
+        raise AssertionError  # unreachable: tenacity returns or raises
 
     def create_stream(
         self,
