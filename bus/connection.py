@@ -37,11 +37,11 @@ from bus.errors import (
     BusClosedError,
     BusConnectError,
     BusError,
-    BusPermissionError,
 )
 from bus.options import ConnectOptions
 from bus.payloads import Payload
 from bus.refusals import Refusals
+from bus.storing import stored
 
 __all__ = ["Bus", "BusState", "ConnectOptions", "Handler", "Subscription"]
 
@@ -263,50 +263,17 @@ class Bus:
         unreachable or its stream is not back yet, for up to ``publish_timeout_s``.
         Raises `BusPermissionError` at once when the server refuses the subject.
         """
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.options.publish_timeout_s
         data, body = await bodies.by_reference(self.nc, data, msg_id)
-        refused = self._refusals.watch(subject)
         headers = {"Nats-Msg-Id": msg_id, **(body or {})}
-        delay = 0.05
-        try:
-            while True:
-                left = deadline - loop.time()
-                attempt = asyncio.ensure_future(
-                    self.js.publish(
-                        subject, data, timeout=max(0.1, min(2.0, left)), headers=headers
-                    )
-                )
-                either: set[asyncio.Future[Any]] = {attempt, refused}
-                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-                if refused.done():
-                    attempt.cancel()
-                    operation = "publishing to"
-                    raise BusPermissionError(operation, subject, self.name)
-                try:
-                    attempt.result()
-                    return
-                except nats.errors.ConnectionClosedError as exc:
-                    msg = f"bus {self.name!r} closed while storing on {subject}"
-                    raise BusClosedError(msg) from exc
-                except (nats.errors.TimeoutError, nats.js.errors.NoStreamResponseError) as exc:
-                    if delay == 0.05:
-                        log.info("not stored yet; retrying", bus=self.name, subject=subject)
-                    if loop.time() + delay >= deadline:
-                        msg = (
-                            f"no JetStream stream stored {subject} within "
-                            f"{self.options.publish_timeout_s:g}s ({exc}); is the run log there?"
-                        )
-                        raise BusError(msg) from exc
-                except nats.js.errors.ServiceUnavailableError:
-                    pass  # JetStream is recovering (restart, leader election): try again
-                except nats.errors.Error as exc:
-                    msg = f"storing on {subject} failed: {exc}"
-                    raise BusError(msg) from exc
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, 0.5)
-        finally:
-            self._refusals.forget(subject, refused)
+        await stored(
+            self.js,
+            self._refusals,
+            subject,
+            data,
+            headers,
+            bus=self.name,
+            within_s=self.options.publish_timeout_s,
+        )
 
     async def publish_raw(self, subject: str, data: bytes) -> None:
         """Publish bytes as they are (tests and tools; roles publish envelopes)."""
