@@ -138,10 +138,11 @@ class RunObserver:
                     self._people_changed.clear()
                     await self._people_changed.wait()
 
-    async def abort(self) -> None:
-        """On Ctrl-C: ask the manager to stop cleanly and give it a moment to say so."""
+    async def abort(self, reason: str = "interrupted") -> None:
+        """On Ctrl-C (or a sandbox that could not start): ask the manager to stop cleanly
+        and give it a moment to say so."""
         with contextlib.suppress(Exception):
-            control = Control(action="abort", reason="interrupted", by="runner")
+            control = Control(action="abort", reason=reason, by="runner")
             await self.bus.send(self.run_id, "runner/0", control)
             await asyncio.wait_for(asyncio.shield(self.final_seen.wait()), 5)
 

@@ -30,7 +30,6 @@ from bus import ConnectOptions, EmbeddedServer, logfile, subjects
 from bus.payloads import Goal
 from roles.base import Role
 from roles.budget import BudgetGuard
-from roles.execution import CodeRunner
 from roles.manager.manager import Manager
 from roles.manager.restore import Restored, rebuild, resume
 from roles.memory import Corpus, Memory
@@ -58,6 +57,7 @@ from society.progress import RunState
 from society.redact import redact
 from society.resumption import Stopped, answers_to_serve_again, remaining_script
 from society.scenario import WORKER_ROLES, Scenario
+from society.starting import StartingRunner, failed, unless_failed
 from society.terminal_text import safe_line
 from society.tools import Tools
 from society.tracing.live import from_environment
@@ -228,11 +228,18 @@ async def run_scenario(
                 else:
                     await observer.send_goal(goal)
                 wall = scenario.budgets.wall_s
+                final = observer.wait_final(None if wall is None else wall + options.grace_s)
+                code = shared.sandbox
+                starting = code.start if isinstance(code, StartingRunner) else None
                 try:
-                    await observer.wait_final(None if wall is None else wall + options.grace_s)
-                except asyncio.CancelledError:  # Ctrl-C, SIGTERM: stop cleanly, keep the log
-                    await to_the_end(observer.abort())
-                    await _export_once(observer, roles, log_path)
+                    await unless_failed(final, starting)
+                except BaseException as exc:
+                    # Ctrl-C, SIGTERM or a sandbox that could not start: stop, keep the log.
+                    no_sandbox = failed(starting)
+                    if no_sandbox or isinstance(exc, asyncio.CancelledError):
+                        why = "the sandbox could not start" if no_sandbox else "interrupted"
+                        await to_the_end(observer.abort(why))
+                        await _export_once(observer, roles, log_path)
                     raise
             parked = observer.parked.reason if observer.parked else None
             window = scenario.roles.human.rating_window_s
@@ -353,14 +360,15 @@ async def _collaborators(
     if missing:
         text = f"corpus path(s) not found: {', '.join(missing)}"
         raise RunError(text)
-    code: CodeRunner | None = None
+    code: StartingRunner | None = None
     if options.workers == "external":
         console.print("[dim]only the manager runs here; waiting for workers…[/]")
     else:
         if options.sandbox_factory is None:
             console.print("[dim]starting the sandbox pool…[/]")
         make = options.sandbox_factory or docker_sandbox
-        code = await stack.enter_async_context(make(scenario, run_id))
+        code = StartingRunner(make(scenario, run_id))  # the run goes on while it starts
+        stack.push_async_callback(code.close)
     tools: Tools | None = None
     if scenario.tool_uses() and options.workers != "external":
         if options.tools_factory is None:

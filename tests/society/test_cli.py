@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from society.cli import app
@@ -69,3 +71,23 @@ def test_version_and_help() -> None:
     help_text = runner.invoke(app, ["--help"]).stdout
     for command in ("run", "attach", "validate", "schema", "version"):
         assert command in help_text
+
+
+@pytest.mark.nats
+@pytest.mark.timeout(240)
+def test_a_run_whose_sandbox_cannot_start_stops_with_exit_3_and_keeps_its_log(
+    tmp_path: Path,
+) -> None:
+    # The sandbox starts while the run gets going (issue 18); when it cannot start, the run
+    # is aborted with the reason, its log kept, and the command fails as before: exit 3.
+    env = {**os.environ, "DOCKER_HOST": f"unix://{tmp_path}/no-docker.sock"}
+    cmd = [sys.executable, "-m", "society.cli", "run", str(ROOT / "scenarios" / "quickstart.yaml")]
+    cmd += ["--runs-dir", str(tmp_path / "runs"), "--memory-dir", str(tmp_path / "memory")]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=200)
+    assert proc.returncode == 3, proc.stderr
+    assert "cannot reach the Docker daemon" in proc.stderr.replace("\n", " ")
+    [summary_file] = (tmp_path / "runs").glob("*/summary.json")
+    summary = json.loads(summary_file.read_text())
+    assert summary["status"] == "aborted"
+    assert "the sandbox could not start" in summary["reason"]
+    assert (summary_file.parent / "log.jsonl").stat().st_size > 0
