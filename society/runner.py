@@ -241,6 +241,8 @@ async def run_scenario(
                         await to_the_end(observer.abort(why))
                         await _export_once(observer, roles, log_path)
                     raise
+            if isinstance(code, StartingRunner):  # the run is over: close it during the export
+                code.begin_close()
             parked = observer.parked.reason if observer.parked else None
             window = scenario.roles.human.rating_window_s
             if state.final is not None and observer.people and window > 0:

@@ -28,6 +28,7 @@ class StartingRunner:
     def __init__(self, make: AbstractAsyncContextManager[CodeRunner]) -> None:
         self._make = make
         self._entered = False
+        self._closing: asyncio.Task[None] | None = None
         self.start = asyncio.get_running_loop().create_task(self._enter(), name="code runner")
         """The start: done when the runner is ready, or failed with the reason."""
 
@@ -43,14 +44,23 @@ class StartingRunner:
         runner = await asyncio.shield(self.start)
         return await runner.execute(code, files, timeout_s)
 
+    def begin_close(self) -> None:
+        """Start closing now (the run is over); `close` waits until it is done."""
+        if self._closing is None:
+            self._closing = asyncio.get_running_loop().create_task(self._close())
+
     async def close(self) -> None:
-        """Stop a start still under way, or leave the runner's context."""
+        """Stop a start still under way, or leave the runner's context (once)."""
+        self.begin_close()
+        assert self._closing is not None
+        await asyncio.shield(self._closing)
+
+    async def _close(self) -> None:
         if not self.start.done():
             self.start.cancel()
         with contextlib.suppress(BaseException):
             await self.start
         if self._entered:
-            self._entered = False
             await self._make.__aexit__(None, None, None)
 
 
