@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from graphlib import CycleError, TopologicalSorter
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from bus.payloads import TaskSpec
 
@@ -61,13 +61,29 @@ def near_duplicates(a: TaskSpec, b: TaskSpec, threshold: float) -> bool:
 
 def _merge_duplicates(tasks: list[TaskSpec], threshold: float, check: PlanCheck) -> list[TaskSpec]:
     kept: list[TaskSpec] = []
-    # Only tasks of one role with the same inputs can be duplicates: compare within groups.
-    groups: dict[tuple[str, frozenset[str]], list[int]] = {}
+    # Only tasks of one role with the same inputs can be duplicates: compare within groups,
+    # the group's descriptions at once (rapidfuzz, in C), then the few close ones in full.
+    groups: dict[tuple[str, frozenset[str]], tuple[list[int], list[str]]] = {}
     for task in tasks:
-        group = groups.setdefault((task.role, frozenset(task.inputs)), [])
-        twin_at = next((i for i in group if near_duplicates(kept[i], task, threshold)), None)
+        at, texts = groups.setdefault((task.role, frozenset(task.inputs)), ([], []))
+        close = process.extract(
+            task.description,
+            texts,
+            scorer=fuzz.token_sort_ratio,
+            score_cutoff=threshold,
+            limit=None,
+        )
+        twin_at = next(
+            (
+                at[n]
+                for n in sorted(n for _, _, n in close)
+                if near_duplicates(kept[at[n]], task, threshold)
+            ),
+            None,
+        )
         if twin_at is None:
-            group.append(len(kept))
+            at.append(len(kept))
+            texts.append(task.description)
             kept.append(task)
             continue
         twin = kept[twin_at]
