@@ -80,7 +80,6 @@ def replay(
     from society.replay import source as sources
     from society.replay import view
     from society.replay.timeline import Filter, entries
-    from society.runner import RunOptions
 
     keep = Filter(set(role or []), set(kind or []), set(task or []), since, until)
     where = or_exit(lambda: sources.locate(log, runs_dir=runs_dir, nats_url=nats))
@@ -116,6 +115,8 @@ def replay(
             or_exit(lambda: show_prompt(src.records, src.run_dir, prompt, out.real))
             return
         if rerun or fork_at is not None:
+            from society.runner import RunOptions  # the whole run machinery: only here
+
             _rerun_or_fork(
                 src,
                 RunOptions(nats_url=nats, runs_dir=runs_dir, live=True),
