@@ -43,8 +43,13 @@ app = typer.Typer(
 )
 
 
+_SILENT = frozenset({"validate", "schema", "version"})
+"""Commands that never log: they start without loading structlog (and rich with it)."""
+
+
 @app.callback()
 def _root(
+    ctx: typer.Context,
     log_format: Annotated[
         str, typer.Option("--log-format", help="auto (console on a terminal), console or json")
     ] = "auto",
@@ -53,6 +58,8 @@ def _root(
     if log_format not in ("auto", "console", "json"):
         err.print(f"[red]error:[/] --log-format must be auto, console or json, not {log_format!r}")
         raise typer.Exit(EXIT_BAD_INPUT)
+    if ctx.invoked_subcommand in _SILENT:
+        return
     from society.logs import LogFormat, configure_logging
 
     fmt: LogFormat = log_format  # type: ignore[assignment]
