@@ -24,14 +24,13 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 # bench/bus.py and bench/sandbox.py shadow the packages of those names: drop bench/ from the path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
 
-from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog, subjects  # noqa: E402
+from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog  # noqa: E402
 from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec  # noqa: E402
 from bus.subjects import Channel  # noqa: E402
 from roles.base import Role  # noqa: E402
@@ -82,25 +81,6 @@ async def serve_worker(args: argparse.Namespace) -> None:
     await role.stop()
 
 
-def watch(
-    bus: Bus, run_id: str, channels: list[Channel], handler: Callable[[Envelope], Awaitable[None]]
-) -> list[asyncio.Task[None]]:
-    """Hand ``handler`` the run's messages on ``channels``, read from the run log: none is
-    missed, however late a subscription becomes live on the server."""
-
-    async def one(channel: Channel) -> None:
-        subject = (
-            subjects.run_wildcard(run_id, channel)
-            if channel is Channel.TASK
-            else subjects.subject(run_id, channel)
-        )
-        async for record in runlog.follow_run(bus, run_id, subject=subject):
-            if record.envelope is not None:
-                await handler(record.envelope)
-
-    return [asyncio.get_running_loop().create_task(one(c)) for c in channels]
-
-
 async def run_once(
     url: str, tasks: list[TaskSpec], concurrency: int, processes: int, work_ms: float, io_ms: float
 ) -> float:
@@ -148,7 +128,7 @@ async def run_once(
                 final.append(p)
                 done.set()
 
-        watching = watch(
+        watching = runlog.watch_run(
             driver, run_id, [Channel.PLAN_REQUEST, Channel.FINAL, Channel.TASK], on_msg
         )
         await manager.start()

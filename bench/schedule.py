@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 from autogen_core.models import LLMMessage, RequestUsage, UserMessage  # noqa: E402
 
-from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog, subjects  # noqa: E402
+from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog  # noqa: E402
 from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec  # noqa: E402
 from bus.subjects import Channel  # noqa: E402
 from roles.budget import BudgetSettings  # noqa: E402
@@ -95,25 +95,6 @@ class TimedManager(Manager):
         start = time.process_time()
         await super().handle(env)
         TimedManager.cpu += time.process_time() - start
-
-
-def watch(
-    bus: Bus, run_id: str, channels: list[Channel], handler: Callable[[Envelope], Awaitable[None]]
-) -> list[asyncio.Task[None]]:
-    """Hand ``handler`` the run's messages on ``channels``, read from the run log: none is
-    missed, however late a subscription becomes live on the server."""
-
-    async def one(channel: Channel) -> None:
-        subject = (
-            subjects.run_wildcard(run_id, channel)
-            if channel is Channel.TASK
-            else subjects.subject(run_id, channel)
-        )
-        async for record in runlog.follow_run(bus, run_id, subject=subject):
-            if record.envelope is not None:
-                await handler(record.envelope)
-
-    return [asyncio.get_running_loop().create_task(one(c)) for c in channels]
 
 
 def random_dag(n: int, layers: int, seed: int) -> list[TaskSpec]:
@@ -231,7 +212,7 @@ async def run_once(
                 final.append(p)
                 done.set()
 
-        watching = watch(driver, run_id, [Channel.PLAN_REQUEST, Channel.FINAL], on_msg)
+        watching = runlog.watch_run(driver, run_id, [Channel.PLAN_REQUEST, Channel.FINAL], on_msg)
         await manager.start()
         if worker is not None:
             await worker.start()

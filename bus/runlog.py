@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import NamedTuple
 
@@ -282,6 +282,25 @@ async def follow_run(
     finally:
         with contextlib.suppress(nats.errors.Error):
             await sub.unsubscribe()
+
+
+def watch_run(
+    bus: Bus, run_id: str, channels: list[Channel], handler: Callable[[Envelope], Awaitable[None]]
+) -> list[asyncio.Task[None]]:
+    """Hand ``handler`` the run's envelopes on ``channels`` as the log stores them (none is
+    missed, however late a subscription becomes live); cancel the tasks to stop."""
+
+    async def one(channel: Channel) -> None:
+        subject = (  # tasks are on one subject per role
+            subjects.run_wildcard(run_id, channel)
+            if channel is Channel.TASK
+            else subjects.subject(run_id, channel)
+        )
+        async for record in follow_run(bus, run_id, subject=subject):
+            if record.envelope is not None:
+                await handler(record.envelope)
+
+    return [asyncio.get_running_loop().create_task(one(c)) for c in channels]
 
 
 class Exported(NamedTuple):
