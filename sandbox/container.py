@@ -204,8 +204,12 @@ async def start_warm(
 ) -> WarmContainer:
     """Create, attach, start and wait for the supervisor's ``ready``; raise SandboxFailure."""
     started = time.monotonic()
+    create = asyncio.ensure_future(asyncio.to_thread(_create, api, settings, labels))
     try:
-        container_id = await asyncio.to_thread(_create, api, settings, labels)
+        container_id = await asyncio.shield(create)
+    except asyncio.CancelledError:
+        await _remove_once_created(api, create)
+        raise
     except docker.errors.ImageNotFound as exc:
         msg = f"the image {settings.image!r} disappeared: {exc.explanation}"
         raise SandboxFailure(msg) from exc
@@ -234,6 +238,16 @@ async def start_warm(
             raise SandboxFailure(msg) from exc
         raise
     return WarmContainer(api, container_id, channel, settings)
+
+
+async def _remove_once_created(api: docker.APIClient, create: asyncio.Future[str]) -> None:
+    """A start cancelled while Docker creates its container: remove the container once
+    the creating thread has it (the thread cannot be stopped)."""
+    try:
+        container_id = await create
+    except Exception:  # nothing was created
+        return
+    await destroy(api, container_id)
 
 
 async def destroy(api: docker.APIClient, container_id: str, channel: Channel | None = None) -> None:

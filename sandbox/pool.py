@@ -8,7 +8,7 @@ one more ready, up to ``most``, and falls back to ``size`` once the pool has not
 drained for ``idle_s`` (back-to-back executions then find a warm container each). When a start fails, the
 oldest waiter gets the error and background warming pauses until a start succeeds, so a
 broken daemon never makes the pool spin. ``close`` destroys every container it made: ready,
-in use, and still starting.
+in use, and still starting (a start is cancelled, and removes what it made so far).
 """
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ class Pool(Generic[T]):
         self._in_use: set[T] = set()
         self._waiters: deque[asyncio.Future[T]] = deque()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._spawns: set[asyncio.Task[None]] = set()
         self._spawning = 0
         self._paused = False
         self._closed = False
@@ -139,6 +140,8 @@ class Pool(Generic[T]):
             self._track(self._retire(item))
         self._ready.clear()
         self._in_use.clear()
+        for spawn in self._spawns:  # a start cancelled part-way retires what it made
+            spawn.cancel()
         while self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
@@ -149,7 +152,9 @@ class Pool(Generic[T]):
         wanted = (0 if self._paused else self._target) + waiting
         while self.ready + self._spawning < wanted:
             self._spawning += 1
-            self._track(self._spawn_one())
+            spawn = self._track(self._spawn_one())
+            self._spawns.add(spawn)
+            spawn.add_done_callback(self._spawns.discard)
 
     async def _spawn_one(self) -> None:
         try:
@@ -201,10 +206,11 @@ class Pool(Generic[T]):
                 return waiter
         return None
 
-    def _track(self, work: Coroutine[Any, Any, None]) -> None:
+    def _track(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         task = asyncio.create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._done)
+        return task
 
     def _done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)

@@ -345,12 +345,17 @@ def _plain_console() -> Console:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (leaves without the interpreter's slow teardown)."""
+    from society.leaving import leave
+
     try:
         app()
     except SocietyError as exc:
         err.print(f"[red]error:[/] {exc}", highlight=False)
-        sys.exit(EXIT_FAILED)
+        leave(EXIT_FAILED)
+    except SystemExit as exc:
+        leave(exc.code)
+    leave(0)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
-import httpx
 import structlog
 
 from society.errors import ModelConfigError
@@ -25,6 +24,8 @@ but busy (a local server generating for someone else answers nothing meanwhile).
 async def _reachable(endpoint: str, timeout_s: float) -> str | None:
     """None when a server at ``endpoint`` takes the connection (and answers HTTP, any
     status, or is too busy to answer soon), else why not."""
+    import httpx  # only runs with a live model server need it (a tenth of a second to load)
+
     timeout = httpx.Timeout(timeout_s, read=BUSY_S)
     try:
         async with httpx.AsyncClient(timeout=timeout, trust_env=False) as client:

@@ -86,6 +86,15 @@ async def test_close_removes_every_container(
     assert list_containers(docker_client, run=run) == []
 
 
+async def test_close_while_containers_are_starting_removes_them_too(
+    settings: SandboxSettings, docker_client: docker.DockerClient
+) -> None:
+    run = label("close-starting")
+    async with Sandbox(settings.model_copy(update={"pool_size": 4}), label=run) as sb:
+        assert sb.pool_target == 4  # one is ready; the other three are still starting
+    assert list_containers(docker_client, run=run) == []
+
+
 async def test_cancelled_execution_destroys_its_container(
     sandbox: Sandbox, docker_client: docker.DockerClient
 ) -> None:
