@@ -39,6 +39,7 @@ from roles.context import RoleContext, RoleDeps  # noqa: E402
 from roles.manager.manager import Manager  # noqa: E402
 from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
 from roles.worker import WorkerRole  # noqa: E402
+from society.gc_policy import settle_after_startup  # noqa: E402
 from society.logs import configure_logging  # noqa: E402
 
 
@@ -206,4 +207,5 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
+    settle_after_startup()  # the collector as `society run` and `society worker` set it
     asyncio.run(main())

@@ -41,6 +41,7 @@ from roles.manager.manager import Manager  # noqa: E402
 from roles.model_access import ModelAccess  # noqa: E402
 from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
 from roles.worker import WorkerRole  # noqa: E402
+from society.gc_policy import settle_after_startup  # noqa: E402
 from society.logs import configure_logging  # noqa: E402
 from society.models.offline import OfflineClient  # noqa: E402
 from society.models.ratelimit import RateLimiter  # noqa: E402
@@ -325,4 +326,5 @@ async def main() -> None:
 
 if __name__ == "__main__":
     configure_logging("console", "warning")  # logs to stderr; stdout is for figures
+    settle_after_startup()  # the collector as `society run` and `society worker` set it
     asyncio.run(main())

@@ -186,8 +186,11 @@ def run(
     ] = 1,
 ) -> None:
     """Run a society on the scenario's goal; prints progress and a summary (exit 0 on success)."""
+    from society.gc_policy import settle_after_startup
     from society.models.factory import override_spec
     from society.runner import RunOptions, run_scenario
+
+    settle_after_startup()
 
     if workers not in ("inprocess", "external"):
         text = f"--workers must be inprocess or external, not {workers!r}"
@@ -238,9 +241,11 @@ def resume(
 ) -> None:
     """Continue a run whose processes stopped (killed, crashed, parked) from its log: what
     has a result is never done again. Exit codes as for `society run`; 0 if it had finished."""
+    from society.gc_policy import settle_after_startup
     from society.resumption import run_scenario_of, still_running
     from society.runner import RunOptions, run_scenario
 
+    settle_after_startup()
     loaded = or_exit(lambda: run_scenario_of(runs_dir / run_id))
     running = None if nats else still_running(runs_dir / run_id)
     if running is not None:

@@ -61,6 +61,7 @@ def worker(
     from bus.subjects import check_token
     from society.assembly import ROLE_CLASSES
     from society.connect import connect_options
+    from society.gc_policy import settle_after_startup
     from society.worker import WorkerHost, WorkerOptions, default_instance
 
     if role not in ROLE_CLASSES or role == "manager":
@@ -93,6 +94,7 @@ def worker(
 
         with from_environment(f"worker-{role}-{name}", runner=False) or contextlib.nullcontext():
             async with WorkerHost(options) as host:
+                settle_after_startup()
                 err.print(f"{role} worker {name} ready", highlight=False)
                 await host.serve()
 
