@@ -86,3 +86,21 @@ def test_server_dies_with_a_killed_parent(tmp_path: Path) -> None:
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=60)
     assert wait_dead(server_pid, timeout=60), "nats-server orphaned after SIGKILL of its parent"
+
+
+@pytest.mark.timeout(120)
+async def test_queues_fed_waits_until_a_new_servers_queues_are_sourced_from_the_log(
+    tmp_path: Path,
+) -> None:
+    server = EmbeddedServer(tmp_path / "js")
+    await server.start()
+    try:
+        async with Bus(server.url, name="w") as bus:
+            await runlog.ensure_stream(bus)
+            assert await runlog.queues_fed(bus, timeout=60)
+            for queue in runlog.WORK_QUEUES:
+                info = await bus.js.stream_info(runlog.queue_stream(queue))
+                assert info.sources
+                assert all(s.active is not None and s.active >= 0 for s in info.sources)
+    finally:
+        await server.stop()
