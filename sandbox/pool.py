@@ -5,7 +5,8 @@ used one in the background; the pool keeps its target of containers ready plus o
 waiting caller, so more concurrent executions than the target still proceed. The target
 starts at ``size`` and grows ahead of demand: each time executions drain the pool it keeps
 one more ready, up to ``most``, and falls back to ``size`` once the pool has not been
-drained for ``idle_s`` (back-to-back executions then find a warm container each). When a start fails, the
+drained for ``idle_s`` (back-to-back executions then find a warm container each); a pool
+still warming up does not grow. When a start fails, the
 oldest waiter gets the error and background warming pauses until a start succeeds, so a
 broken daemon never makes the pool spin. ``close`` destroys every container it made: ready,
 in use, and still starting (a start is cancelled, and removes what it made so far).
@@ -60,6 +61,8 @@ class Pool(Generic[T]):
         self._tasks: set[asyncio.Task[None]] = set()
         self._spawns: set[asyncio.Task[None]] = set()
         self._spawning = 0
+        self._caught_up = False
+        """Ready reached the target since the last growth (only then can it grow again)."""
         self._paused = False
         self._closed = False
         self._changed = asyncio.Event()
@@ -79,6 +82,7 @@ class Pool(Generic[T]):
         item = await self._spawn()
         if self._size > 0:
             self._ready.append(item)
+            self._caught_up = self.ready >= self._target
         else:
             self._track(self._retire(item))
         self._top_up()
@@ -180,12 +184,18 @@ class Pool(Generic[T]):
             waiter.set_result(item)
         else:
             self._ready.append(item)
+            self._caught_up = self._caught_up or self.ready >= self._target
         self._top_up()
 
     def _drained(self) -> None:
-        """Executions emptied the pool: keep one more ready (up to ``most``) for a while."""
-        if self._size == 0:
+        """Executions emptied the pool: keep one more ready (up to ``most``) for a while.
+
+        Only a pool that had caught up with its target grows: one still warming up (just
+        started, or refilling after the last growth) is slow, not too small, and starting
+        more containers at once would only make each start slower."""
+        if self._size == 0 or not self._caught_up:
             return
+        self._caught_up = False
         self._target = min(self._most, self._target + 1)
         if self._shrink_later is not None:
             self._shrink_later.cancel()

@@ -163,3 +163,21 @@ async def test_a_drained_pool_keeps_more_ready_then_shrinks_back() -> None:
     assert pool.ready == 2
     await pool.close()
     assert sorted(factory.retired) == list(range(factory.spawned))
+
+
+async def test_a_pool_still_warming_up_does_not_grow() -> None:
+    factory = Factory()
+    pool = Pool(factory.spawn, factory.retire, size=2, most=4, idle_s=600)
+    await pool.start()  # the first start goes through...
+    factory.gate = asyncio.Event()  # ...the warming one (not run yet) waits
+    first = await pool.acquire()  # empties a pool that never was full: slow, not too small
+    assert pool.target == 2
+    factory.gate.set()
+    await pool.wait_idle()
+    assert pool.ready == 2
+    burst = [await pool.acquire() for _ in range(2)]  # a full pool drained: now it grows
+    assert pool.target == 3
+    for item in [first, *burst]:
+        pool.release(item)
+    await pool.close()
+    assert sorted(factory.retired) == list(range(factory.spawned))
