@@ -11,7 +11,7 @@ __all__ = ["DeliverySettings"]
 class DeliverySettings(BaseModel):
     """How work is handed out and taken back (a scenario's ``delivery`` section)."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
     ack_wait_s: float = Field(default=30.0, gt=0)
     """Seconds without a heartbeat after which a task goes to another worker."""

@@ -34,7 +34,7 @@ all (the schema goes in the prompt and the answer is parsed)."""
 class StrictModel(BaseModel):
     """A settings model that refuses unknown keys, so a typo never passes silently."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class RoleSettings(StrictModel):

@@ -20,7 +20,7 @@ RESERVE_MB = 32
 class SandboxSettings(BaseModel):
     """Limits for code execution; every field has a safe default."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
     image: str = DEFAULT_IMAGE
     """Docker image with python3 (``society sandbox build`` adds pip packages)."""

@@ -100,7 +100,9 @@ def schema(
     if what == "envelope":
         doc = ENVELOPE_ADAPTER.json_schema()
     elif what == "scenario":
-        doc = Scenario.model_json_schema()
+        from society.schema_docs import with_descriptions
+
+        doc = with_descriptions(Scenario.model_json_schema(), Scenario)
     else:
         text = f"unknown schema {what!r}: use 'envelope' or 'scenario'"
         raise fail(text, EXIT_BAD_INPUT)

@@ -40,7 +40,7 @@ TOOL_ROLES = ("researcher", "coder")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class GoalSpec(_Strict):

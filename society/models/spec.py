@@ -39,7 +39,7 @@ PROVIDER_ALIASES: dict[str, str] = {
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
 
 class Price(_Strict):

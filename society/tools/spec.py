@@ -12,7 +12,7 @@ __all__ = ["ToolServerSpec", "allowed"]
 class ToolServerSpec(BaseModel):
     """One MCP server: a command speaking MCP on stdio, or a streamable-HTTP ``url``."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="forbid")
 
     command: str | None = None
     """Program to start (found on PATH or beside this Python), e.g. ``mcp-server-fetch``."""

@@ -66,6 +66,21 @@ def test_schema_is_json_schema_of_every_payload() -> None:
     assert "goal" in scenario["properties"]
 
 
+def test_the_scenario_schema_describes_fields_with_their_docstrings() -> None:
+    scenario = json.loads(runner.invoke(app, ["schema", "scenario"]).stdout)
+    delivery = scenario["$defs"]["DeliverySettings"]["properties"]
+    assert delivery["ack_wait_s"]["description"] == (
+        "Seconds without a heartbeat after which a task goes to another worker."
+    )
+    described = [
+        field
+        for definition in scenario["$defs"].values()
+        for field, prop in definition.get("properties", {}).items()
+        if "description" in prop
+    ]
+    assert len(described) > 50
+
+
 def test_version_and_help() -> None:
     assert "society" in runner.invoke(app, ["version"]).stdout
     help_text = runner.invoke(app, ["--help"]).stdout
