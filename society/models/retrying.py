@@ -161,7 +161,8 @@ class RetryingClient(ChatCompletionClient):
             )
             if self.timeout_s is None:
                 return await call
-            return await asyncio.wait_for(call, self.timeout_s)
+            async with asyncio.timeout(self.timeout_s):  # no task of its own, unlike wait_for
+                return await call
 
         try:
             try:
