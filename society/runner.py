@@ -15,34 +15,28 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-import shutil
 import time
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager, AsyncExitStack
-from dataclasses import dataclass, field
+from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
 
-from bus import ConnectOptions, EmbeddedServer, logfile, subjects
+from bus import EmbeddedServer, logfile, subjects
 from bus.payloads import Goal
 from roles.base import Role
 from roles.budget import BudgetGuard
 from roles.manager.manager import Manager
 from roles.manager.restore import Restored, rebuild, resume
-from roles.memory import Corpus, Memory
 from society.artifacts import restore_artifacts
 from society.assembly import (
     ROLE_CLASSES,
-    Collaborators,
-    SandboxFactory,
     build_role,
-    docker_sandbox,
 )
+from society.collaborators import collaborators
 from society.credentials import OWNER, RunAccess, RunCredentials
-from society.errors import ModelConfigError, RunError
+from society.errors import ModelConfigError
 from society.human import human_in_run
 from society.human.session import person_name
 from society.limits_host import LimitsHost
@@ -56,10 +50,10 @@ from society.outcome import RunOutcome, write_json, write_outcome
 from society.progress import RunState
 from society.redact import redact
 from society.resumption import Stopped, answers_to_serve_again, remaining_script
+from society.run_options import Companion, ModelFactoryMaker, RunOptions, ToolsMaker
 from society.scenario import WORKER_ROLES, Scenario
 from society.starting import StartingRunner, failed, unless_failed
 from society.terminal_text import safe_line
-from society.tools import Tools
 from society.tracing.live import from_environment
 
 __all__ = [
@@ -72,48 +66,10 @@ __all__ = [
     "run_scenario",
 ]
 
-ModelFactoryMaker = Callable[[Scenario, dict[str, ModelSpec]], ModelFactory]
-"""Makes the roles' model clients, given the scenario and its models (after --model)."""
-ToolsMaker = Callable[[Scenario], AbstractAsyncContextManager[Tools]]
-"""Gives the roles' tools for the run's lifetime."""
-Companion = Callable[[ConnectOptions, str], AbstractAsyncContextManager[object]]
-"""Something that joins a run beside the roles, given the connection and the run id."""
-
 
 def new_run_id(name: str) -> str:
     """``<scenario>-<UTC time>-<random>``: readable, sortable, unique."""
     return f"{name}-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}-{secrets.token_hex(2)}"
-
-
-@dataclass
-class RunOptions:
-    """How to run a scenario."""
-
-    nats_url: str | None = None
-    runs_dir: Path = Path("runs")
-    run_id: str | None = None
-    model_override: ModelSpec | None = None
-    memory_dir: Path | None = None
-    live: bool = True
-    sandbox_factory: SandboxFactory | None = None
-    """The code runner (default: the hardened Docker sandbox pool of this run)."""
-    model_factory: ModelFactoryMaker | None = None
-    """The model clients (default: the scenario's models, scripted answers included)."""
-    tools_factory: ToolsMaker | None = None
-    """The roles' tools (default: the scenario's MCP servers, started for the run)."""
-    origin: str | None = None
-    grace_s: float = 30.0
-    """How long past the wall-clock budget the runner waits for the final message."""
-    human: str | None = None
-    """Make this terminal the run's human under this name ('' for the login name)."""
-    companions: list[Companion] = field(default_factory=list)
-    """Joined before the goal is sent, left at the end (a re-run's recorded people)."""
-    workers: Literal["inprocess", "external"] = "inprocess"
-    """Run every role here, or only the manager and wait for `society worker` processes."""
-    stream_replicas: int = 1
-    """Replicas of the run-log stream when this run creates it (3 on a 3-node cluster)."""
-    resume: bool = False
-    """Continue run ``run_id``, whose processes stopped, from its log (`society resume`)."""
 
 
 def _default_models(scenario: Scenario, models: dict[str, ModelSpec]) -> ModelFactory:
@@ -180,7 +136,7 @@ async def run_scenario(
                 stopped.seed(guard)
             host = LimitsHost(access.connect(OWNER), run_id, guard, factory.limiter)
             await stack.enter_async_context(host)
-            shared = await _collaborators(stack, scenario, options, run_dir, run_id, console, guard)
+            shared = await collaborators(stack, scenario, options, run_dir, run_id, console, guard)
             restored: Restored | None = None
             for name in ROLE_CLASSES:
                 if external and name != "manager":
@@ -334,56 +290,6 @@ async def _nats(
     where = {"url": server.url, "pid": server.pid, "run_id": run_id, "creds": str(creds.folder)}
     write_json(run_dir / "server.json", where)
     return RunAccess(server.url, creds)
-
-
-async def _collaborators(
-    stack: AsyncExitStack,
-    scenario: Scenario,
-    options: RunOptions,
-    run_dir: Path,
-    run_id: str,
-    console: Console,
-    guard: BudgetGuard,
-) -> Collaborators:
-    """What the roles of this process share: memory, corpus, code runner, budget guard."""
-    memory_dir = options.memory_dir or (
-        Path(scenario.roles.reflector.memory_dir)
-        if scenario.roles.reflector.memory_dir
-        else options.runs_dir / "memory"
-    )
-    memory_dir.mkdir(parents=True, exist_ok=True)
-    first_start = not options.resume
-    if first_start and (memory_dir / "memory.sqlite3").exists():  # recall's, for exact re-runs
-        shutil.copyfile(memory_dir / "memory.sqlite3", run_dir / "memory-at-start.sqlite3")
-    memory = Memory(memory_dir.resolve())
-    stack.callback(memory.close)
-    corpus_paths = [scenario.base_dir / p for p in scenario.roles.researcher.corpus]
-    missing = [str(p) for p in corpus_paths if not p.exists()]
-    if missing:
-        text = f"corpus path(s) not found: {', '.join(missing)}"
-        raise RunError(text)
-    code: StartingRunner | None = None
-    if options.workers == "external":
-        console.print("[dim]only the manager runs here; waiting for workers…[/]")
-    else:
-        if options.sandbox_factory is None:
-            console.print("[dim]starting the sandbox pool…[/]")
-        make = options.sandbox_factory or docker_sandbox
-        code = StartingRunner(make(scenario, run_id))  # the run goes on while it starts
-        stack.push_async_callback(code.close)
-    tools: Tools | None = None
-    if scenario.tool_uses() and options.workers != "external":
-        if options.tools_factory is None:
-            console.print(f"[dim]starting MCP servers: {', '.join(sorted(scenario.tools))}…[/]")
-        make_tools = options.tools_factory or _mcp_tools
-        tools = await stack.enter_async_context(make_tools(scenario))
-    return Collaborators(memory, guard, Corpus(corpus_paths), code, tools=tools)
-
-
-def _mcp_tools(scenario: Scenario) -> AbstractAsyncContextManager[Tools]:
-    from society.tools.mcp import McpTools  # the MCP SDK loads only for runs with tools
-
-    return McpTools(scenario.tools, scenario.tool_uses())
 
 
 def _model_uses(scenario: Scenario, external: bool) -> list[tuple[str, str]]:
