@@ -111,7 +111,9 @@ class RunObserver:
 
     async def resumed(self, messages: int, before: int) -> None:
         """Mark in the log where the run was continued (a re-run leaves out what the stop
-        cut off before it)."""
+        cut off before it). The park read from the log so far is over: the run goes on."""
+        self.parked = None
+        self.final_seen.clear()
         times = f" (resumed {before} times before)" if before else ""
         reason = f"continued after {messages} messages{times}"
         await self.bus.send(

@@ -24,7 +24,7 @@ name: parks
 goal: {text: Explain what a prime number is.}
 models: {default: {provider: scripted}}
 roles:
-  human: {plan_approval: true, timeout_s: 86400, park_after_s: 2}
+  human: {plan_approval: true, timeout_s: 86400, park_after_s: 8}  # the resumed run must see pat first, even on a loaded machine
 script:
   planner:
     - answer: {success_criteria: [a prime is defined], tasks: [{id: define, role: researcher, description: Define a prime number., outputs: [answer]}]}
