@@ -130,3 +130,20 @@ def test_alias_budget_counts_the_text_aliases_repeat(tmp_path: Path) -> None:
     with pytest.raises(YamlLimitError, match="more than 999 characters") as info:
         load_yaml(path, YamlLimits(max_alias_chars=999))
     assert info.value.line == 2
+
+
+def test_without_libyaml_the_pure_python_parser_gives_the_same_result(tmp_path: Path) -> None:
+    path = tmp_path / "dup.yaml"
+    path.write_text(HEAD + "  text: again\n")
+    script = (
+        "import sys; sys.modules['yaml._yaml'] = None\n"  # as if PyYAML had no libyaml
+        "from pathlib import Path\n"
+        "from society.yaml_source import load_yaml\n"
+        f"print(load_yaml(Path({str(ROOT / 'scenarios' / 'quickstart.yaml')!r})).data['name'])\n"
+        f"load_yaml(Path({str(path)!r}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT
+    )
+    assert proc.stdout.strip() == load_yaml(ROOT / "scenarios" / "quickstart.yaml").data["name"]
+    assert "duplicate key 'text' (first at line 3)" in proc.stderr
