@@ -61,11 +61,14 @@ def near_duplicates(a: TaskSpec, b: TaskSpec, threshold: float) -> bool:
 
 def _merge_duplicates(tasks: list[TaskSpec], threshold: float, check: PlanCheck) -> list[TaskSpec]:
     kept: list[TaskSpec] = []
-    # Only tasks of one role with the same inputs can be duplicates: compare within groups,
-    # the group's descriptions at once (rapidfuzz, in C), then the few close ones in full.
-    groups: dict[tuple[str, frozenset[str]], tuple[list[int], list[str]]] = {}
+    # Only tasks of one role with the same inputs and the same numbers in their descriptions
+    # can be duplicates (`near_duplicates`): compare within such groups, the group's
+    # descriptions at once (rapidfuzz, in C), then the few close ones in full. A plan of
+    # numbered tasks ("answer question 17") is then linear, not quadratic.
+    groups: dict[tuple[str, frozenset[str], frozenset[str]], tuple[list[int], list[str]]] = {}
     for task in tasks:
-        at, texts = groups.setdefault((task.role, frozenset(task.inputs)), ([], []))
+        numbers = frozenset(w for w in _WORDS.findall(task.description.lower()) if w.isdigit())
+        at, texts = groups.setdefault((task.role, frozenset(task.inputs), numbers), ([], []))
         close = process.extract(
             task.description,
             texts,

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bus.payloads import TaskSpec
+from roles.manager import graph
 from roles.manager.graph import longest_paths, priority_key, validate_plan
 
 ROLES = {"researcher", "coder"}
@@ -172,3 +175,24 @@ def test_numbers_and_distinct_words_keep_tasks_apart() -> None:
     assert not near_duplicates(a, b, 90)
     assert near_duplicates(a, c, 90)
     assert not near_duplicates(t("x", desc="do a carefully"), t("y", desc="do b carefully"), 90)
+
+
+def test_numbered_tasks_are_never_compared_in_full(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Tasks that differ in a number are never duplicates: a plan of 2,000 numbered tasks of
+    # one role and the same inputs must not compare them pairwise (that was quadratic).
+    compared: list[tuple[str, str]] = []
+    real = graph.near_duplicates
+
+    def counted(a: TaskSpec, b: TaskSpec, threshold: float) -> bool:
+        compared.append((a.id, b.id))
+        return real(a, b, threshold)
+
+    monkeypatch.setattr(graph, "near_duplicates", counted)
+    tasks = [
+        t(f"q{i}", "researcher", f"Answer question {i}.", outputs=[f"o{i}"]) for i in range(2000)
+    ]
+    tasks.append(t("again", "researcher", "answer question 7.", outputs=["o_again"]))
+    check = validate_plan(tasks, roles=ROLES, available=set())
+    assert check.ok, check.errors
+    assert check.merged == {"again": "q7"}  # a real duplicate is still found
+    assert compared == [("q7", "again")]
