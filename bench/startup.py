@@ -38,7 +38,7 @@ def shown(xs: list[float]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pairs", type=int, default=15)
+    parser.add_argument("--pairs", type=int, default=15, help="0 to skip the commands")
     parser.add_argument("--quickstart-runs", type=int, default=5, help="0 to skip")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
@@ -52,7 +52,7 @@ def main() -> None:
             "society replay": [*SOCIETY, "replay", str(log)],
         }
         bare = [sys.executable, "-c", "pass"]
-        for name, cmd in commands.items():
+        for name, cmd in commands.items() if args.pairs else ():
             base: list[float] = []
             mine: list[float] = []
             for _ in range(args.pairs):

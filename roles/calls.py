@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import structlog
 from autogen_core import FunctionCall
@@ -34,7 +34,7 @@ from bus.payloads import Payload, Retry, Usage
 from roles.budget import Guard
 from roles.errors import CallNotMade, ModelAnswerError, ModelCallError, RoleError, TaskFailed
 from roles.model_access import ModelAccess, ModelReply, estimate_tokens, fingerprint
-from roles.structured import AnswerInvalid, parse_answer
+from roles.structured import AnswerInvalid, AnswerShape, shape_of
 from roles.tools import PromptRecorder, ToolBox
 
 __all__ = ["MAX_TOOL_ROUNDS", "ModelCalls", "Publish"]
@@ -91,7 +91,7 @@ class ModelCalls:
         *,
         parent: Parent,
         task_id: str | None,
-        schema: type[BaseModel] | None = None,
+        schema: AnswerShape[Any] | None = None,
     ) -> ModelReply:
         """The model's answer to ``messages``, after any tool calls it asks for."""
         reply, _ = await self.exchange(messages, parent=parent, task_id=task_id, schema=schema)
@@ -103,7 +103,7 @@ class ModelCalls:
         *,
         parent: Parent,
         task_id: str | None,
-        schema: type[BaseModel] | None = None,
+        schema: AnswerShape[Any] | None = None,
     ) -> tuple[ModelReply, list[LLMMessage]]:
         """The model's text answer, and the messages it answered (with any tool rounds)."""
         convo = list(messages)
@@ -153,7 +153,7 @@ class ModelCalls:
         *,
         parent: Parent,
         task_id: str | None,
-        schema: type[BaseModel] | None = None,
+        schema: AnswerShape[Any] | None = None,
         offer_tools: bool = False,
     ) -> ModelReply:
         """One model call; publishes its usage (with the answer) before returning."""
@@ -233,7 +233,7 @@ class ModelCalls:
     async def structured(
         self,
         messages: Sequence[LLMMessage],
-        schema: type[M],
+        schema: type[M] | AnswerShape[M],
         *,
         what: str,
         parent: Parent,
@@ -241,17 +241,18 @@ class ModelCalls:
     ) -> M:
         """Ask for an answer that validates as ``schema``; a bad one goes back with the
         error — the last bad answer only, so the prompt stays the size it started."""
+        shape = schema if isinstance(schema, AnswerShape) else shape_of(schema)
         tries = self.max_parse_tries
         base = list(messages)
         retry: list[LLMMessage] = []
         last_error = ""
         for _ in range(tries):
             reply, seen = await self.exchange(
-                base + retry, parent=parent, task_id=task_id, schema=schema
+                base + retry, parent=parent, task_id=task_id, schema=shape
             )
             base += seen[len(base) + len(retry) :]  # tool rounds stay; the old retry goes
             try:
-                return parse_answer(reply.text, schema)
+                return shape.parse(reply.text)
             except AnswerInvalid as exc:
                 last_error = str(exc)
                 if reply.finish_reason == "length":

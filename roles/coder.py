@@ -23,7 +23,7 @@ from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usag
 from roles.errors import TaskFailed
 from roles.execution import CodeRunner, ExecutionResult, notes_text, to_payload
 from roles.settings import CoderSettings
-from roles.structured import AnswerInvalid, CodeAnswer, code_from
+from roles.structured import AnswerInvalid, CodeAnswer, code_from, shape_of
 from roles.worker import WorkerRole
 
 __all__ = ["Coder", "read_outputs"]
@@ -97,7 +97,7 @@ class Coder(WorkerRole[CoderSettings]):
         inputs = json.dumps(assignment.inputs, ensure_ascii=False).encode()
         problem = ""
         for attempt in range(1, settings.max_attempts + 1):
-            schema = CodeAnswer if self.calls.structured_mode else None
+            schema = shape_of(CodeAnswer) if self.calls.structured_mode else None
             reply = await self.calls.call(convo, parent=env, task_id=task.id, schema=schema)
             convo.append(AssistantMessage(content=reply.text, source=self.name))
             try:

@@ -18,10 +18,10 @@ from typing import Any
 from autogen_core import FunctionCall
 from autogen_core.models import ChatCompletionClient, LLMMessage
 from autogen_core.tools import ToolSchema
-from pydantic import BaseModel
 
 from bus.payloads import Retry, ToolRequest
 from roles.settings import StructuredMode
+from roles.structured import AnswerShape
 
 __all__ = [
     "ModelAccess",
@@ -78,23 +78,23 @@ def message_record(message: LLMMessage) -> dict[str, Any]:
     return {"type": message.type, **data}
 
 
-def structured_args(
-    mode: StructuredMode, schema: type[BaseModel] | None
-) -> tuple[type[BaseModel] | None, dict[str, Any]]:
-    """``json_output`` and ``extra_create_args`` that ask the server for ``schema``."""
-    if schema is None or mode == "prompt":
-        return None, {}
-    doc = schema.model_json_schema()
+def structured_args(mode: StructuredMode, schema: AnswerShape[Any] | None) -> dict[str, Any]:
+    """The ``extra_create_args`` that ask the server for answers of ``schema``."""
+    if schema is None:
+        return {}
+    doc = schema.doc
     match mode:
+        case "prompt":
+            return {}
         case "json_schema":
-            fmt = {"name": schema.__name__, "schema": doc, "strict": False}
-            return None, {"response_format": {"type": "json_schema", "json_schema": fmt}}
+            fmt = {"name": schema.title, "schema": doc, "strict": False}
+            return {"response_format": {"type": "json_schema", "json_schema": fmt}}
         case "json_object":
-            return None, {"response_format": {"type": "json_object", "schema": doc}}
+            return {"response_format": {"type": "json_object", "schema": doc}}
         case "vllm":
-            return None, {"extra_body": {"guided_json": doc}}
-        case "ollama":
-            return schema, {}
+            return {"extra_body": {"guided_json": doc}}
+        case "ollama":  # the client's own ``format`` (its json_output wants a model class)
+            return {"format": doc}
 
 
 @dataclass(frozen=True)
@@ -137,19 +137,18 @@ class ModelAccess:
     def request(
         self,
         messages: Sequence[LLMMessage],
-        schema: type[BaseModel] | None = None,
+        schema: AnswerShape[Any] | None = None,
         tools: Sequence[ToolSchema] = (),
     ) -> dict[str, Any]:
         """The whole request as the prompt record keeps it."""
-        json_output, extra = structured_args(self.structured, schema)
+        extra = structured_args(self.structured, schema)
         return {
             "model": self.model,
             "endpoint": self.endpoint,
             "messages": [message_record(m) for m in messages],
             "tools": [dict(t) for t in tools],
             "structured": self.structured if schema is not None else None,
-            "schema": schema.model_json_schema() if schema is not None else None,
-            "json_output": json_output.__name__ if json_output is not None else None,
+            "schema": schema.doc if schema is not None else None,
             "create_args": {**self.extra, **extra},
             "max_tokens": self.max_tokens,
             "timeout_s": self.timeout_s,
@@ -160,7 +159,7 @@ class ModelAccess:
         messages: Sequence[LLMMessage],
         task_id: str | None = None,
         *,
-        schema: type[BaseModel] | None = None,
+        schema: AnswerShape[Any] | None = None,
         tools: Sequence[ToolSchema] = (),
         retries: list[Retry] | None = None,
         waits: list[float] | None = None,
@@ -169,7 +168,7 @@ class ModelAccess:
         structured mode and offering ``tools``, and measure it. A retrying client notes
         its failed attempts in ``retries`` (kept by the caller, so a failure has them too)."""
         fp = fingerprint(self.model, messages)
-        json_output, extra = structured_args(self.structured, schema)
+        extra = structured_args(self.structured, schema)
         retries = [] if retries is None else retries
         waits = [] if waits is None else waits
         start = time.monotonic()
@@ -180,7 +179,6 @@ class ModelAccess:
             result = await self.client.create(
                 list(messages),
                 tools=list(tools),
-                json_output=json_output,
                 extra_create_args={**self.extra, **extra},
             )
         finally:

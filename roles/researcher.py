@@ -7,20 +7,23 @@ Uses: the model (and budget guard), the corpus, long-term memory and its recall 
 
 from __future__ import annotations
 
+import copy
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
-from pydantic import BaseModel, ConfigDict, JsonValue, create_model, model_validator
+from pydantic import BaseModel, ConfigDict, JsonValue, model_validator
 
 from bus import Envelope
 from bus.payloads import TaskAssignment, TaskResult
 from roles.errors import TaskFailed
 from roles.memory import Hit
 from roles.settings import ResearcherSettings
+from roles.structured import AnswerShape
 from roles.worker import WorkerRole
 
-__all__ = ["Researcher", "answer_model"]
+__all__ = ["ResearchAnswer", "Researcher", "answer_shape"]
 
 SYSTEM = """You are the researcher of a team of AI agents. You answer a task using the
 sources you are given (documents, lessons, search results) and your knowledge, say where
@@ -35,29 +38,56 @@ options), you may instead ask them one question: {"ask_human": "your question"}"
 NO_ANSWER = "(no answer: decide yourself)"
 
 
-class _Answer(BaseModel):
+class ResearchAnswer(BaseModel):
+    """A research answer: the outputs (`answer_shape` says which), or a question."""
+
     model_config = ConfigDict(extra="ignore")
 
     ask: str | None = None
     ask_human: str | None = None
-    outputs: Any = None
+    outputs: dict[str, JsonValue] | None = None
     summary: str = ""
     sources: list[str] = []
 
     @model_validator(mode="after")
-    def _one_of(self) -> _Answer:
+    def _one_of(self) -> ResearchAnswer:
         if self.ask is None and self.ask_human is None and self.outputs is None:
             msg = "give either outputs or a question in ask"
             raise ValueError(msg)
         return self
 
 
-def answer_model(outputs: list[str]) -> type[_Answer]:
-    """A model that requires exactly the task's outputs (or a question), so a missing
-    output is sent back to the model with the error."""
-    fields: dict[str, Any] = {name: (JsonValue, ...) for name in outputs}
-    out_model = create_model("Outputs", __config__=ConfigDict(extra="ignore"), **fields)
-    return create_model("ResearchAnswer", __base__=_Answer, outputs=(out_model | None, None))
+_DOC = ResearchAnswer.model_json_schema()
+del _DOC["description"]  # the schema as before, when a per-task model had no docstring
+
+
+def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
+    """Answers that hold exactly the task's outputs (or a question), so a missing output
+    is sent back to the model with the error. The schema is the one pydantic gives a model
+    with one required field per output, built as a dict: a model class per task cost
+    about 4 ms of CPU (a third of a 3,000-task run's)."""
+    names = list(dict.fromkeys(outputs))
+    doc = copy.deepcopy(_DOC)
+    outputs_def: dict[str, Any] = {
+        "properties": {name: {"$ref": "#/$defs/JsonValue"} for name in names},
+        "title": "Outputs",
+        "type": "object",
+    }
+    if names:
+        outputs_def["required"] = names
+    doc["$defs"] = {"JsonValue": {}, "Outputs": outputs_def} if names else {"Outputs": outputs_def}
+    doc["properties"]["outputs"] = {
+        "anyOf": [{"$ref": "#/$defs/Outputs"}, {"type": "null"}],
+        "default": None,
+    }
+
+    def missing(answer: ResearchAnswer) -> str | None:
+        if answer.outputs is None:
+            return None
+        lost = [name for name in names if name not in answer.outputs]
+        return "; ".join(f"outputs.{name}: Field required" for name in lost[:8]) or None
+
+    return AnswerShape(ResearchAnswer, doc, missing)
 
 
 class Researcher(WorkerRole[ResearcherSettings]):
@@ -77,7 +107,7 @@ class Researcher(WorkerRole[ResearcherSettings]):
         task = assignment.task
         query = f"{task.description} {' '.join(task.outputs)}"
         hits = await self._sources(query, env)
-        schema = answer_model(task.outputs)
+        schema = answer_shape(task.outputs)
         convo = self.prompt(assignment, hits)
         consults = self.settings.max_consults
         for _ in range(consults + 1):
@@ -102,14 +132,14 @@ class Researcher(WorkerRole[ResearcherSettings]):
         if answer.outputs is None:
             msg = f"the researcher kept asking questions instead of answering ({consults} asked)"
             raise TaskFailed(msg)
-        data = answer.model_dump()
+        given = answer.outputs
         return TaskResult(
             task_id=task.id,
             role=self.name,
             attempt=assignment.attempt,
             status="done",
-            outputs=data["outputs"],
-            summary=str(data.get("summary", "")),
+            outputs={name: given[name] for name in task.outputs},  # extra keys are ignored
+            summary=answer.summary,
         )
 
     async def _ask_human(self, env: Envelope, question: str) -> str:

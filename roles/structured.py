@@ -6,19 +6,24 @@ validate is described compactly so it can be sent back to the model.
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import TypeVar
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
 __all__ = [
     "AnswerInvalid",
+    "AnswerShape",
     "CodeAnswer",
     "code_from",
     "describe_error",
     "extract_code",
     "parse_answer",
     "schema_hint",
+    "shape_of",
 ]
 
 M = TypeVar("M", bound=BaseModel)
@@ -60,6 +65,39 @@ def parse_answer(text: str, model: type[M]) -> M:
         return model.model_validate_json(_json_text(text))
     except ValidationError as exc:
         raise AnswerInvalid(describe_error(exc)) from None
+
+
+@dataclass(frozen=True, eq=False)
+class AnswerShape(Generic[M]):
+    """What a structured answer must be: the model that parses it, the JSON schema the
+    server is asked to hold it to, and a check of what that schema asks beyond the model
+    (a role's per-task schema then costs a dict, not a pydantic model class per task)."""
+
+    model: type[M]
+    doc: dict[str, Any]
+    """The JSON schema (``model.model_json_schema()`` unless the shape adds to it)."""
+    check: Callable[[M], str | None] | None = None
+    """What is wrong with a parsed answer that the model alone lets through, or None."""
+    name: str = ""
+
+    @property
+    def title(self) -> str:
+        """The schema's name, as servers that take a named schema want it."""
+        return self.name or self.model.__name__
+
+    def parse(self, text: str) -> M:
+        """The answer in ``text``; raises `AnswerInvalid` with what is wrong."""
+        answer = parse_answer(text, self.model)
+        why = self.check(answer) if self.check is not None else None
+        if why is not None:
+            raise AnswerInvalid(why)
+        return answer
+
+
+@functools.cache
+def shape_of(model: type[M]) -> AnswerShape[M]:
+    """The shape of answers that are just ``model`` (its schema computed once)."""
+    return AnswerShape(model, model.model_json_schema())
 
 
 def extract_code(text: str) -> str:

@@ -1,0 +1,78 @@
+"""The researcher's answer shape: the schema a per-task pydantic model would give, built as
+a dict, and the same refusals (a missing output goes back to the model by name)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict, JsonValue, create_model
+
+from roles.model_access import structured_args
+from roles.researcher import answer_shape
+from roles.structured import AnswerInvalid, CodeAnswer, shape_of
+
+pytestmark = pytest.mark.timeout(30)
+
+
+class _Base(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    ask: str | None = None
+    ask_human: str | None = None
+    outputs: Any = None
+    summary: str = ""
+    sources: list[str] = []
+
+
+def _per_task_model(outputs: list[str]) -> type[BaseModel]:
+    """How answers were shaped before: a model class with a required field per output."""
+    fields: dict[str, Any] = {name: (JsonValue, ...) for name in outputs}
+    out = create_model("Outputs", __config__=ConfigDict(extra="ignore"), **fields)
+    return create_model("ResearchAnswer", __base__=_Base, outputs=(out | None, None))
+
+
+@pytest.mark.parametrize("outputs", [[], ["count"], ["count", "estimate", "ratio"], ["a b", "ü"]])
+def test_the_schema_is_the_one_a_model_per_task_would_give(outputs: list[str]) -> None:
+    assert answer_shape(outputs).doc == _per_task_model(outputs).model_json_schema()
+
+
+def test_shapes_do_not_share_their_schemas() -> None:
+    first, second = answer_shape(["a"]), answer_shape(["b"])
+    assert first.doc["$defs"]["Outputs"]["required"] == ["a"]
+    assert second.doc["$defs"]["Outputs"]["required"] == ["b"]
+
+
+def test_an_answer_missing_an_output_is_refused_by_name() -> None:
+    shape = answer_shape(["count", "estimate"])
+    with pytest.raises(AnswerInvalid, match=r"^outputs\.estimate: Field required$"):
+        shape.parse('{"outputs": {"count": 3}}')
+    with pytest.raises(AnswerInvalid, match="outputs: Input should be an object"):
+        shape.parse('{"outputs": [3]}')
+    with pytest.raises(AnswerInvalid, match="give either outputs or a question"):
+        shape.parse("{}")
+
+
+def test_complete_answers_and_questions_pass() -> None:
+    shape = answer_shape(["count"])
+    answer = shape.parse('Here: {"outputs": {"count": 3, "extra": 1}, "summary": "s"}')
+    assert answer.outputs == {"count": 3, "extra": 1}
+    assert answer.summary == "s"
+    assert shape.parse('{"ask": "which limit?"}').ask == "which limit?"
+
+
+def test_each_server_mode_gets_the_shapes_schema() -> None:
+    shape = answer_shape(["count"])
+    named = structured_args("json_schema", shape)["response_format"]["json_schema"]
+    assert named["name"] == "ResearchAnswer"
+    assert named["schema"] is shape.doc
+    assert structured_args("json_object", shape)["response_format"]["schema"] is shape.doc
+    assert structured_args("vllm", shape) == {"extra_body": {"guided_json": shape.doc}}
+    assert structured_args("ollama", shape) == {"format": shape.doc}
+    assert structured_args("prompt", shape) == {}
+    assert structured_args("json_schema", None) == {}
+
+
+def test_a_plain_models_shape_is_computed_once() -> None:
+    assert shape_of(CodeAnswer) is shape_of(CodeAnswer)
+    assert shape_of(CodeAnswer).doc == CodeAnswer.model_json_schema()
