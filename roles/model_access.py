@@ -87,7 +87,7 @@ def structured_args(mode: StructuredMode, schema: AnswerShape[Any] | None) -> di
         case "prompt":
             return {}
         case "json_schema":
-            fmt = {"name": schema.title, "schema": doc, "strict": False}
+            fmt = {"name": schema.model.__name__, "schema": doc, "strict": False}
             return {"response_format": {"type": "json_schema", "json_schema": fmt}}
         case "json_object":
             return {"response_format": {"type": "json_object", "schema": doc}}

@@ -78,12 +78,6 @@ class AnswerShape(Generic[M]):
     """The JSON schema (``model.model_json_schema()`` unless the shape adds to it)."""
     check: Callable[[M], str | None] | None = None
     """What is wrong with a parsed answer that the model alone lets through, or None."""
-    name: str = ""
-
-    @property
-    def title(self) -> str:
-        """The schema's name, as servers that take a named schema want it."""
-        return self.name or self.model.__name__
 
     def parse(self, text: str) -> M:
         """The answer in ``text``; raises `AnswerInvalid` with what is wrong."""
