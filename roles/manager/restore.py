@@ -72,6 +72,10 @@ class Restored:
     questions: dict[str, Pending] = field(default_factory=dict)
     active_s: float = 0.0
     """Seconds the run's processes ran (the wall budget counts only these)."""
+    asked_for_plan: bool = False
+    """The manager asked for a plan (else it stopped between the goal and its first request)."""
+    recalled: bool = False
+    """The manager's recall for the goal is in the log."""
 
 
 def _kind(pending: Pending) -> str:
@@ -98,6 +102,7 @@ def rebuild(m: Manager, envelopes: Sequence[Envelope]) -> Restored:
                 m.goal, m.goal_id = p, env.id
             case Recall() if mine:
                 m.lessons = [lesson.text for lesson in p.lessons]
+                r.recalled = True
             case Usage() | ToolCall():
                 m.budget.spend.add_usage(p)
             case PlanRequest() if mine:
@@ -106,6 +111,7 @@ def rebuild(m: Manager, envelopes: Sequence[Envelope]) -> Restored:
                     m.ledger.inflight.clear()
                 m.planning.revision, m.planning.attempt = p.revision, p.attempt
                 m.planning.pending, r.owed = True, None
+                r.asked_for_plan = True
             case Plan():
                 plans[p.revision] = (env, p)
             case PlanDecision(accepted=True) if mine and p.revision in plans:
@@ -185,6 +191,13 @@ async def resume(m: Manager, r: Restored) -> None:
         return
     m.budget.started = time.monotonic() - r.active_s
     m.spawn(m.watch.run(lambda: m.planning.pending), name="manager-watch")
+    if not r.asked_for_plan:
+        # Stopped between the goal and the first plan request: the goal's redelivery finds
+        # the goal known and does nothing, so ask here as `on_goal` would have.
+        if not r.recalled:
+            m.lessons = await m.recall(m.goal.text, parent=m.goal_id)
+        await m.request_plan("initial", parent=m.goal_id)
+        return
     match r.owed:
         case Finish(status=status, reason=reason):
             await m.finish(status, reason, parent=None)
