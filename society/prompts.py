@@ -23,17 +23,23 @@ class PromptStore:
 
     def __init__(self, run_dir: Path) -> None:
         self.folder = run_dir / PROMPTS_DIR
+        self._stored: set[str] = set()
+        """Digests this store wrote or found: a repeat costs no file system call."""
 
     def record(self, request: Mapping[str, Any]) -> str:
         """Store ``request`` (redacted); returns its sha256."""
         text = json.dumps(redact(dict(request)), sort_keys=True, ensure_ascii=False, default=str)
         digest = hashlib.sha256(text.encode()).hexdigest()
+        if digest in self._stored:
+            return digest
         path = self.folder / f"{digest}.json"
-        if not path.exists():
-            self.folder.mkdir(parents=True, exist_ok=True)
+        if not path.exists():  # another process of the run (a resumed one) may have it
+            if not self._stored:
+                self.folder.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(text + "\n", encoding="utf-8")
             tmp.replace(path)
+        self._stored.add(digest)
         return digest
 
 
