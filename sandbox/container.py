@@ -14,6 +14,7 @@ supervisor answers is asked why (``sandbox.stopped``), so the error names out-of
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from sandbox.errors import SandboxFailure
 from sandbox.protocol import encode
 from sandbox.result import ExecutionResult
 from sandbox.settings import TMPFS_MOUNTS, SandboxSettings
+from sandbox.start_call import StartCall
 from sandbox.stopped import stopped_failure
 
 __all__ = ["WORKDIR", "WarmContainer", "destroy", "hardening", "start_warm", "supervisor_source"]
@@ -139,11 +141,21 @@ class WarmContainer:
     id: str
     channel: Channel
     settings: SandboxSettings
+    used: bool = False
+    """A request was sent to it."""
+    answered: bool = False
+    """Its supervisor sent the result (and then exits: the container stops by itself)."""
 
     @property
     def alive(self) -> bool:
         """False when the container stopped or its connection was closed."""
         return self.channel.alive
+
+    @property
+    def leaves_by_itself(self) -> bool:
+        """Closing its connection is enough: its supervisor is idle (EOF makes it exit) or
+        has answered and exits, and Docker removes the stopped container (auto-remove)."""
+        return self.answered or (not self.used and self.channel.alive)
 
     async def run(self, code: str, files: dict[str, bytes], timeout_s: float) -> ExecutionResult:
         """Send the files and the code; collect the files written and the result.
@@ -162,6 +174,7 @@ class WarmContainer:
         s = self.settings
         messages = [encode({"kind": "file", "name": n, "mode": 0o644}, d) for n, d in files.items()]
         messages.append(encode({"kind": "run", "timeout_s": timeout_s}, code.encode()))
+        self.used = True
         await self.channel.send(*messages)
         out: dict[str, bytes] = {}
         max_header = 12 * s.max_output_bytes + _HEADER_SLACK
@@ -173,6 +186,7 @@ class WarmContainer:
                     msg = "the supervisor sent more files than the caps allow"
                     raise SandboxFailure(msg)
             elif head["kind"] == "result":
+                self.answered = True
                 return _result(head, out)
             elif head["kind"] == "error":
                 msg = f"the supervisor failed: {head.get('message')}"
@@ -200,9 +214,16 @@ def _result(head: dict[str, Any], files: dict[str, bytes]) -> ExecutionResult:
 
 
 async def start_warm(
-    api: docker.APIClient, settings: SandboxSettings, labels: dict[str, str]
+    api: docker.APIClient,
+    settings: SandboxSettings,
+    labels: dict[str, str],
+    *,
+    wait_for_removal: bool = True,
 ) -> WarmContainer:
-    """Create, attach, start and wait for the supervisor's ``ready``; raise SandboxFailure."""
+    """Create, attach, start and wait for the supervisor's ``ready``; raise SandboxFailure.
+
+    Cancelled once started, without ``wait_for_removal``, it only closes the connection: the
+    supervisor exits at EOF and Docker removes the container."""
     started = time.monotonic()
     create = asyncio.ensure_future(asyncio.to_thread(_create, api, settings, labels))
     try:
@@ -217,11 +238,14 @@ async def start_warm(
         msg = f"cannot create a sandbox container: {exc}"
         raise SandboxFailure(msg) from exc
     channel: Channel | None = None
+    call = StartCall(api, container_id)
+    start: asyncio.Future[None] | None = None
     try:
         params = {"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}
         attached = await asyncio.to_thread(api.attach_socket, container_id, params)
         channel = await open_channel(attached)
-        await asyncio.to_thread(api.start, container_id)
+        start = asyncio.ensure_future(call.run())
+        await asyncio.shield(start)
         left = settings.start_timeout_s - (time.monotonic() - started)
         async with asyncio.timeout(max(left, 0.1)):
             head, _ = await channel.receive(_HEADER_SLACK, 0)
@@ -229,6 +253,11 @@ async def start_warm(
             msg = f"the supervisor did not start: {head.get('message', head)}"
             raise SandboxFailure(msg)
     except BaseException as exc:
+        cancelled = isinstance(exc, asyncio.CancelledError)
+        if cancelled and not wait_for_removal and start is not None and await _started(start, call):
+            assert channel is not None
+            channel.close()  # its supervisor exits at EOF; Docker removes it
+            raise
         await destroy(api, container_id, channel)
         if isinstance(exc, TimeoutError):
             msg = f"the container did not get ready within {settings.start_timeout_s:g} s"
@@ -238,6 +267,21 @@ async def start_warm(
             raise SandboxFailure(msg) from exc
         raise
     return WarmContainer(api, container_id, channel, settings)
+
+
+async def _started(start: asyncio.Future[None], call: StartCall) -> bool:
+    """Whether Docker started, or will start, the container. A request Docker has is left
+    to finish; one not yet sent is dropped; the SDK's call in a thread is waited for."""
+    if not start.done() and (call.sent.is_set() or not call.threaded):
+        start.cancel()
+        with contextlib.suppress(asyncio.CancelledError, *_DOCKER_ERRORS):
+            await start
+        return call.sent.is_set()
+    try:
+        await start
+    except Exception:
+        return False
+    return True
 
 
 async def _remove_once_created(api: docker.APIClient, create: asyncio.Future[str]) -> None:

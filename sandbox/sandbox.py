@@ -53,9 +53,20 @@ class SandboxState(enum.Enum):
 class Sandbox:
     """Hardened code execution with a warm pool; an async context manager."""
 
-    def __init__(self, settings: SandboxSettings | None = None, *, label: str = "sandbox") -> None:
+    def __init__(
+        self,
+        settings: SandboxSettings | None = None,
+        *,
+        label: str = "sandbox",
+        wait_for_removal: bool = True,
+    ) -> None:
         self.settings = settings or SandboxSettings()
         self.label = check_label(label)
+        self.wait_for_removal = wait_for_removal
+        """False: a container that stops by itself (idle, or used and answered) is left to
+        Docker's auto-remove once its connection is closed, so neither the retirement of a
+        used container nor ``close`` waits for Docker (a CLI's quick exit). True: "closed"
+        means gone, for whoever counts containers next."""
         self.pool_id = uuid.uuid4().hex[:16]
         """Labels every container of this sandbox, so ``close`` can sweep up stragglers."""
         self._state = SandboxState.NEW
@@ -156,7 +167,10 @@ class Sandbox:
         try:
             if pool is not None:
                 await pool.close()
-            await asyncio.to_thread(self._sweep, client)
+            # Not waiting: every container the pool made is gone or on its way out (one whose
+            # start is still under way looks "created" but runs, sees EOF and goes).
+            if self.wait_for_removal:
+                await asyncio.to_thread(self._sweep, client)
         except asyncio.CancelledError:
             self._sweep(client)  # blocking, but nothing may outlive us
             raise
@@ -193,7 +207,12 @@ class Sandbox:
     async def _spawn(self) -> WarmContainer:
         assert self._client is not None
         labels = container_labels(self.label, self.pool_id)
-        return await start_warm(self._client.api, self.settings, labels)
+        return await start_warm(
+            self._client.api, self.settings, labels, wait_for_removal=self.wait_for_removal
+        )
 
     async def _retire(self, container: WarmContainer) -> None:
+        if not self.wait_for_removal and container.leaves_by_itself:
+            container.channel.close()
+            return
         await destroy(container.api, container.id, container.channel)

@@ -56,10 +56,13 @@ SandboxFactory = Callable[[Scenario, str], AbstractAsyncContextManager[CodeRunne
 
 
 def docker_sandbox(scenario: Scenario, run_id: str) -> AbstractAsyncContextManager[CodeRunner]:
-    """The hardened Docker sandbox pool (the default code runner), labelled with the run."""
+    """The hardened Docker sandbox pool (the default code runner), labelled with the run.
+
+    Its containers stop by themselves when closed, and Docker removes them: the process
+    does not wait for that, so a run ends as soon as its work is done."""
     from sandbox import Sandbox
 
-    return Sandbox(scenario.sandbox, label=run_id)
+    return Sandbox(scenario.sandbox, label=run_id, wait_for_removal=False)
 
 
 @dataclass

@@ -45,6 +45,9 @@ app = typer.Typer(
 
 _SILENT = frozenset({"validate", "schema", "version"})
 """Commands that never log: they start without loading structlog (and rich with it)."""
+_SETTLING = frozenset({"run", "resume", "worker"})
+"""Commands that settle the collector themselves once their imports are done
+(`society.gc_policy`); `main` pauses it until then."""
 
 
 @app.callback()
@@ -58,6 +61,10 @@ def _root(
     if log_format not in ("auto", "console", "json"):
         err.print(f"[red]error:[/] --log-format must be auto, console or json, not {log_format!r}")
         raise typer.Exit(EXIT_BAD_INPUT)
+    if ctx.invoked_subcommand not in _SETTLING:
+        from society.gc_policy import resume_collection
+
+        resume_collection()
     if ctx.invoked_subcommand in _SILENT:
         return
     from society.logs import LogFormat, configure_logging
@@ -353,8 +360,10 @@ def _plain_console() -> "Console":
 
 def main() -> None:
     """Console-script entry point (leaves without the interpreter's slow teardown)."""
+    from society.gc_policy import pause_for_startup
     from society.leaving import leave
 
+    pause_for_startup()
     try:
         app()
     except SocietyError as exc:

@@ -1,0 +1,62 @@
+"""A Sandbox that does not wait for removal (`society run`'s): closing hands its containers to
+Docker's auto-remove instead of removing them itself, and still leaves nothing behind."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import docker
+import docker.errors
+import pytest
+
+from sandbox import Sandbox, SandboxSettings, list_containers
+from sandbox.start_call import StartCall
+from tests.sandbox.conftest import label
+from tests.sandbox.test_cleanup import wait_removed
+
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(300)]
+
+
+def gone_after_docker_removes(client: docker.DockerClient, run: str) -> list[str]:
+    """The run's containers left once Docker has removed every one on its way out."""
+    for container_id in list_containers(client, run=run):
+        wait_removed(client, container_id)
+    return list_containers(client, run=run)
+
+
+async def test_closing_leaves_idle_and_used_containers_to_docker(
+    settings: SandboxSettings, docker_client: docker.DockerClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    removed: list[str] = []
+    remove = docker.APIClient.remove_container
+
+    def counted(self: docker.APIClient, container: str, **kwargs: Any) -> None:
+        removed.append(container)
+        remove(self, container, **kwargs)
+
+    monkeypatch.setattr(docker.APIClient, "remove_container", counted)
+    run = label(f"leave-{os.urandom(3).hex()}")
+    async with Sandbox(settings, label=run, wait_for_removal=False) as sb:
+        assert (await sb.execute("print('used')")).stdout == "used\n"
+        await sb.wait_idle()  # refilled: nothing is starting when it closes
+        assert len(list_containers(docker_client, run=run)) >= settings.pool_size
+    assert removed == []  # neither the used container nor the idle ones were removed by us
+    assert gone_after_docker_removes(docker_client, run) == []
+
+
+async def test_closing_while_containers_start_leaves_nothing_behind(
+    settings: SandboxSettings, docker_client: docker.DockerClient
+) -> None:
+    run = label(f"leave-starting-{os.urandom(3).hex()}")
+    pool = settings.model_copy(update={"pool_size": 4})
+    async with Sandbox(pool, label=run, wait_for_removal=False) as sb:
+        assert sb.pool_target == 4  # one is ready; the other three are still starting
+    assert gone_after_docker_removes(docker_client, run) == []
+
+
+async def test_a_refused_start_names_docker_s_reason(docker_client: docker.DockerClient) -> None:
+    call = StartCall(docker_client.api, f"no-such-container-{os.urandom(4).hex()}")
+    with pytest.raises(docker.errors.APIError, match=r"404 .*[Nn]o such container"):
+        await call.run()
+    assert call.sent.is_set()
