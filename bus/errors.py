@@ -76,3 +76,6 @@ class ServerError(BusError):
 
 class RunLogError(BusError):
     """The run log (JetStream stream or JSONL file) failed."""
+
+    unavailable: bool = False
+    """JetStream did not answer this user (yet): a user the server is still loading."""

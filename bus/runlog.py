@@ -238,8 +238,9 @@ async def run_exists(bus: Bus, run_id: str) -> bool:
     except nats.js.errors.NotFoundError:
         return False
     except (TimeoutError, nats.errors.Error) as exc:
-        msg = f"cannot read the run log: {exc}"
-        raise RunLogError(msg) from exc
+        error = RunLogError(f"cannot read the run log: {exc}")
+        error.unavailable = isinstance(exc, nats.js.errors.ServiceUnavailableError)
+        raise error from exc
     return bool(info.state.subjects)
 
 

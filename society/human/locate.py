@@ -22,7 +22,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from bus import Bus, BusConnectError, BusError, ConnectOptions, runlog, subjects
+from bus import Bus, BusConnectError, BusError, ConnectOptions, RunLogError, runlog, subjects
 from society.connect import connect_options
 from society.credentials import Credential, RunCredentials, load_credential
 from society.errors import RunNotFound, ServerUnreachable
@@ -98,13 +98,20 @@ def locate_run(
 
 async def connect_to_run(address: RunAddress, bus_name: str, timeout_s: float = 5.0) -> Bus:
     """An open `Bus` to the run's server, once the run is known to be there."""
+    deadline = asyncio.get_running_loop().time() + timeout_s
     bus = await _connect(address, bus_name, timeout_s)
-    try:
-        found = await runlog.run_exists(bus, address.run_id)
-    except BusError as exc:
-        await bus.close()
-        msg = f"cannot read the run log on {address.url}: {exc}"
-        raise ServerUnreachable(msg) from None
+    while True:
+        try:
+            found = await runlog.run_exists(bus, address.run_id)
+            break
+        except BusError as exc:
+            loading = isinstance(exc, RunLogError) and exc.unavailable  # a reload (SIGHUP)
+            if loading and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.1)
+                continue
+            await bus.close()
+            msg = f"cannot read the run log on {address.url}: {exc}"
+            raise ServerUnreachable(msg) from None
     if not found:
         await bus.close()
         msg = f"no run {address.run_id!r} on the server at {address.url} (check the run id)"

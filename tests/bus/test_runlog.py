@@ -8,7 +8,7 @@ from pathlib import Path
 import nats
 import pytest
 
-from bus import Bus, Envelope, runlog
+from bus import Bus, BusConnectError, Envelope, runlog
 from bus.logfile import LogRecord, read_jsonl, write_jsonl
 
 from .samples import SAMPLES, sender_for
@@ -105,3 +105,41 @@ def test_unknown_message_type_is_kept_raw_and_reading_goes_on(tmp_path: Path) ->
 def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(runlog.RunLogError, match="no such log file"):
         read_jsonl(tmp_path / "nope.jsonl")
+
+
+async def test_a_server_whose_jetstream_does_not_answer_is_reported_unavailable(
+    run_id: str,
+) -> None:
+    """What a user sees while the server loads it (SIGHUP): no JetStream responder. Callers
+    that just issued the user retry on ``unavailable``; other failures are final."""
+    import asyncio
+
+    from bus.errors import RunLogError
+    from bus.server import find_server_binary, free_port
+
+    port = free_port()
+    proc = await asyncio.create_subprocess_exec(
+        str(find_server_binary()),
+        "-a",
+        "127.0.0.1",
+        "-p",
+        str(port),  # no -js
+    )
+    try:
+        bus = Bus(f"nats://127.0.0.1:{port}", name="plain")
+        async with asyncio.timeout(60):
+            while True:  # the server is up once it accepts a connection
+                try:
+                    await bus.connect()
+                    break
+                except BusConnectError:
+                    await asyncio.sleep(0.05)
+        try:
+            with pytest.raises(RunLogError) as raised:
+                await runlog.run_exists(bus, run_id)
+            assert raised.value.unavailable
+        finally:
+            await bus.close()
+    finally:
+        proc.terminate()
+        await asyncio.wait_for(proc.wait(), 30)

@@ -8,13 +8,12 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import docker
 import pytest
 
 from bus.logfile import read_jsonl
 from bus.payloads import Answer, Control, Final
 from bus.server import free_port
-from sandbox.labels import RUN
+from tests.containers import containers_left
 from tests.proc import alive
 
 from .humans import Proc
@@ -136,11 +135,7 @@ async def test_abort_from_an_attached_person_ends_the_run_cleanly(
     controls = [c for c in logged(runs / run_id, "control") if isinstance(c, Control)]
     assert ("abort", "erin") in [(c.action, c.by) for c in controls]
     assert not alive(server["pid"])  # the run's nats-server is gone
-    client = docker.from_env(version="auto")
-    try:
-        assert client.containers.list(all=True, filters={"label": f"{RUN}={run_id}"}) == []
-    finally:
-        client.close()
+    assert containers_left(run_id) == []
 
 
 APPROVE_HERE = """

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import time
 
-import docker
 import pytest
 
 from bus.payloads import Final, Usage
-from sandbox.labels import RUN
+from tests.containers import containers_left
 
 from .conftest import RunYaml, payloads
 
@@ -137,9 +136,4 @@ async def test_sandbox_seconds_are_never_exceeded_and_no_container_is_left(
     runs = payloads(outcome, "exec_result")
     assert len(runs) == 2  # the third run would have held 3 s more than is left
     assert sum(r.wall_s for r in runs) <= 5
-    client = docker.from_env(version="auto")
-    try:
-        left = client.containers.list(all=True, filters={"label": f"{RUN}={outcome.run_id}"})
-    finally:
-        client.close()
-    assert left == []
+    assert containers_left(outcome.run_id) == []

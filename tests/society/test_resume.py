@@ -6,7 +6,6 @@ re-run, and nothing left running."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import signal
@@ -21,6 +20,7 @@ from bus import Bus, Envelope, runlog
 from bus.logfile import read_jsonl
 from bus.payloads import ExecRequest, Final, Goal, Plan, TaskAssignment, TaskResult
 from society.credentials import OWNER, RunAccess, RunCredentials
+from tests.containers import containers_left
 from tests.durable import ANSWER, durable
 from tests.proc import alive
 
@@ -92,25 +92,6 @@ def _results(run_dir: Path) -> tuple[Counter[str], list[Final]]:
     return done, [p for p in payloads if isinstance(p, Final)]
 
 
-def _containers_left(run_id: str) -> list[str]:
-    """The run's sandbox containers once Docker has removed those of killed hosts (they
-    remove themselves when their host dies; a loaded machine may take minutes)."""
-    import docker
-    import docker.errors
-    import requests.exceptions
-
-    client = docker.from_env(version="auto", timeout=300)
-    try:
-        found = client.api.containers(all=True, filters={"label": f"org.society.run={run_id}"})
-        for item in found:
-            with contextlib.suppress(docker.errors.NotFound, requests.exceptions.ConnectionError):
-                client.api.wait(item["Id"], condition="removed", timeout=240)
-        left = client.api.containers(all=True, filters={"label": f"org.society.run={run_id}"})
-        return [str(item["Id"]) for item in left]
-    finally:
-        client.close()
-
-
 @pytest.mark.parametrize("point", list(POINTS))
 async def test_a_killed_run_resumes_and_finishes_as_if_never_stopped(
     tmp_path: Path, point: str
@@ -141,7 +122,7 @@ async def test_a_killed_run_resumes_and_finishes_as_if_never_stopped(
     assert done == {"fact": 1, "square": 1, "combine": 1}, done  # each task done once
     server = json.loads((run_dir / "server.json").read_text())
     assert not alive(server["pid"])
-    assert _containers_left(run_id) == []
+    assert containers_left(run_id) == []
 
     again = await Proc.start("resume", run_id, *where, name="resume again")
     assert await again.finish(timeout=120) == 0, again.transcript
