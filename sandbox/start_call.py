@@ -20,6 +20,8 @@ import docker
 import docker.errors
 from docker.transport.unixconn import UnixHTTPAdapter
 
+from sandbox.daemon import API_TIMEOUT_S
+
 __all__ = ["StartCall"]
 
 _NO_CONTENT = (204, 304)
@@ -51,8 +53,12 @@ class StartCall:
             writer.write(request.encode("ascii"))
             await writer.drain()
             self.sent.set()
-            status_line = await reader.readline()
-            answer = await reader.read()  # headers and body, to EOF (Connection: close)
+            async with asyncio.timeout(API_TIMEOUT_S):  # as long as the SDK would wait
+                status_line = await reader.readline()
+                answer = await reader.read()  # headers and body, to EOF (Connection: close)
+        except TimeoutError:
+            msg = f"Docker did not answer a container start within {API_TIMEOUT_S} s"
+            raise docker.errors.APIError(msg) from None
         finally:
             writer.close()
             with contextlib.suppress(OSError):
