@@ -42,6 +42,7 @@ from society.errors import SocietyError
 from society.models.factory import ModelFactory
 from society.models.shared_ratelimit import SharedRateLimiter
 from society.scenario import Scenario
+from society.starting import StartingRunner
 
 __all__ = ["RoleBuilder", "WorkerHost", "WorkerOptions", "default_instance"]
 
@@ -162,8 +163,11 @@ class WorkerHost:
         stack = AsyncExitStack()
         try:
             sandbox: CodeRunner | None = None
-            if self.options.role == "coder":
-                sandbox = await stack.enter_async_context(self._sandbox_factory(scenario, run_id))
+            if self.options.role == "coder":  # it joins while its pool starts (slow Docker)
+                starting = StartingRunner(self._sandbox_factory(scenario, run_id))
+                starting.start.add_done_callback(partial(self._sandbox_started, run_id))
+                stack.push_async_callback(starting.close)
+                sandbox = starting
             tools = None
             uses = scenario.tool_uses().get(self.options.role)
             if uses:  # this worker starts the MCP servers its role may use
@@ -190,6 +194,11 @@ class WorkerHost:
             raise
         self.runs[run_id] = _Joined(role, stack)
         self.log.info("joined run", run=run_id)
+
+    def _sandbox_started(self, run_id: str, start: asyncio.Task[CodeRunner]) -> None:
+        """Say why the sandbox could not start (its executions fail with the reason)."""
+        if not start.cancelled() and (exc := start.exception()) is not None:
+            self.log.error("the sandbox could not start", run=run_id, error=str(exc))
 
     async def _on_final(self, env: Envelope) -> None:
         if isinstance(env.payload, Final) and env.run_id in self.runs:

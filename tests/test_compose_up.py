@@ -93,7 +93,14 @@ def test_a_run_across_the_containers_survives_a_nats_node_killed_mid_run(
             assert kill.returncode == 0, kill.stderr
             killed = True
     transcript = "".join(lines)
-    assert manager.wait(timeout=600) == 0, transcript
+    if manager.wait(timeout=600) != 0:  # what the workers said, to tell why
+        logs = subprocess.run(
+            [*cluster, "logs", "--no-color", "--tail", "30", "coder", "researcher"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        pytest.fail(f"{transcript}\n--- workers ---\n{logs.stdout[-6000:]}{logs.stderr[-2000:]}")
     assert killed, transcript
     read = read_jsonl(folder / "runs" / run_id / "log.jsonl")
     assert read.problems == [], read.problems
