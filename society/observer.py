@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import structlog
 
 from bus import Bus, BusError, ConnectOptions, Envelope, runlog, subjects, workqueue
+from bus.envelope import encode, subject_for
 from bus.logfile import LogRecord
 from bus.payloads import Control, Final, Goal, Presence
 from roles.base import Role
@@ -49,6 +50,8 @@ class RunObserver:
         self.view = view
         self.bus = Bus(connect, name=f"{run_id}-runner", durable=True)
         self.final_seen = asyncio.Event()
+        self._final_live: Envelope | None = None
+        """The final message, seen as it was published (not read from the log)."""
         self.parked: Control | None = None
         """The manager parked the run (it waits for a person with its processes stopped)."""
         self.exported = False
@@ -77,12 +80,13 @@ class RunObserver:
         self.bus.on_reconnect(self._catch_up)
         await self.bus.flush()
 
-    async def _observe(self, env: Envelope) -> None:
+    async def _observe(self, env: Envelope, *, logged: bool = False) -> None:
         if env.id in self._seen:
             return
         self._seen.add(env.id)
         self.view.update(env)
         if isinstance(env.payload, Final):
+            self._final_live = None if logged else env
             self.final_seen.set()
         elif isinstance(env.payload, Presence) and env.payload.role == "human":
             if env.payload.status == "down":
@@ -98,7 +102,7 @@ class RunObserver:
         """After a reconnect, take in from the log what was published meanwhile."""
         for record in await runlog.fetch_run(self.bus, self.run_id):
             if record.envelope is not None:
-                await self._observe(record.envelope)
+                await self._observe(record.envelope, logged=True)
 
     async def log_so_far(self) -> list[LogRecord]:
         """The run's log so far (a resumed run)."""
@@ -107,7 +111,7 @@ class RunObserver:
     async def take_in(self, envelopes: list[Envelope]) -> None:
         """Messages of the log so far, seen as if they had been followed live."""
         for env in envelopes:
-            await self._observe(env)
+            await self._observe(env, logged=True)
 
     async def resumed(self, messages: int, before: int) -> None:
         """Mark in the log where the run was continued (a re-run leaves out what the stop
@@ -130,6 +134,18 @@ class RunObserver:
             await asyncio.wait_for(self.final_seen.wait(), timeout)
         except TimeoutError:
             log.error("no final message in time", run=self.run_id)
+            return
+        await self._keep_final()
+
+    async def _keep_final(self) -> None:
+        """Store the final message seen as it was published, under its own id (the stream
+        keeps one copy): the manager is stopped next, and a store of its own still waiting
+        for the stream (a cluster electing a leader) would end with it."""
+        final = self._final_live
+        if final is None:
+            return
+        with contextlib.suppress(BusError):
+            await self.bus.store(subject_for(final), encode(final), final.id)
 
     async def ratings_window(self, window_s: float) -> None:
         """After the final: wait while people are attached, for at most ``window_s``, so
