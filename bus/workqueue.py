@@ -292,8 +292,13 @@ class WorkQueue:
 
     async def _pull_loop(self) -> None:
         assert self._psub is not None
+        me = asyncio.current_task()
         pause = 0.05
         while True:
+            if me is not None and me.cancelling():
+                # nats-py's fetch waits with asyncio.wait_for, which on 3.11 can return a
+                # message (or time out) instead of raising the cancel it was given
+                raise asyncio.CancelledError
             want = self._free()
             if want == 0:
                 self._room.clear()
@@ -314,6 +319,8 @@ class WorkQueue:
                 pause = min(pause * 2, 1.0)
                 continue
             pause = 0.05
+            if me is not None and me.cancelling():
+                raise asyncio.CancelledError  # not handled, not acked: delivered again
             for msg in msgs:
                 if self.spec.ordered:
                     await self._process(msg)
