@@ -29,15 +29,17 @@ async def test_closing_leaves_idle_and_used_containers_to_docker(
     settings: SandboxSettings, docker_client: docker.DockerClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     removed: list[str] = []
-    remove = docker.APIClient.remove_container
-
-    def counted(self: docker.APIClient, container: str, **kwargs: Any) -> None:
-        removed.append(container)
-        remove(self, container, **kwargs)
-
-    monkeypatch.setattr(docker.APIClient, "remove_container", counted)
     run = label(f"leave-{os.urandom(3).hex()}")
     async with Sandbox(settings, label=run, wait_for_removal=False) as sb:
+        assert sb._client is not None
+        api = sb._client.api  # this sandbox's client (the session's sandbox has its own)
+        remove = api.remove_container
+
+        def counted(container: str, **kwargs: Any) -> None:
+            removed.append(container)
+            remove(container, **kwargs)
+
+        monkeypatch.setattr(api, "remove_container", counted)
         assert (await sb.execute("print('used')")).stdout == "used\n"
         await sb.wait_idle()  # refilled: nothing is starting when it closes
         assert len(list_containers(docker_client, run=run)) >= settings.pool_size
