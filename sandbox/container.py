@@ -258,6 +258,8 @@ async def start_warm(
             assert channel is not None
             channel.close()  # its supervisor exits at EOF; Docker removes it
             raise
+        if start is not None:  # a start still under way is abandoned: its outcome is moot
+            start.add_done_callback(_outcome_moot)
         await destroy(api, container_id, channel)
         if isinstance(exc, TimeoutError):
             msg = f"the container did not get ready within {settings.start_timeout_s:g} s"
@@ -267,6 +269,12 @@ async def start_warm(
             raise SandboxFailure(msg) from exc
         raise
     return WarmContainer(api, container_id, channel, settings)
+
+
+def _outcome_moot(start: asyncio.Future[None]) -> None:
+    """Retrieve the outcome of a start whose container is being removed anyway."""
+    if not start.cancelled():
+        start.exception()
 
 
 async def _started(start: asyncio.Future[None], call: StartCall) -> bool:
