@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from bus.errors import ServerError as ServerError
     from bus.errors import SubjectError as SubjectError
     from bus.server import EmbeddedServer as EmbeddedServer
-    from bus.workqueue import Delivery as Delivery
+    from bus.settling import Delivery as Delivery
     from bus.workqueue import QueueSpec as QueueSpec
     from bus.workqueue import WorkQueue as WorkQueue
 
@@ -59,7 +59,7 @@ _WHERE = {
     "ServerError": "errors",
     "SubjectError": "errors",
     "EmbeddedServer": "server",
-    "Delivery": "workqueue",
+    "Delivery": "settling",
     "DeliverySettings": "delivery",
     "QueueSpec": "workqueue",
     "WorkQueue": "workqueue",

@@ -35,7 +35,6 @@ import nats.js.errors
 import structlog
 from nats.aio.msg import Msg
 from nats.js import api
-from nats.js.client import JetStreamContext
 from pydantic import ValidationError
 
 from bus import bodies, subjects, taps
@@ -43,10 +42,12 @@ from bus.authority import misfit
 from bus.connection import Bus
 from bus.deadletters import short_error
 from bus.delivery import DeliverySettings
-from bus.envelope import Envelope, decode
+from bus.envelope import decode
 from bus.errors import BusError, BusPermissionError, RunLogError
 from bus.payloads import DeadLetter
+from bus.pulling import Puller
 from bus.runlog import STREAM_NAME, WORK_QUEUES, queue_stream
+from bus.settling import Delivery, Heartbeat
 from bus.subjects import Channel
 
 __all__ = [
@@ -61,6 +62,9 @@ __all__ = [
 ]
 
 log = structlog.get_logger("bus.workqueue")
+
+ORDERED_ROOM = 256
+"""Deliveries an ordered queue asks for ahead of the one it is handling."""
 
 
 @dataclass(frozen=True)
@@ -89,70 +93,6 @@ class QueueSpec:
             subjects.subject(run_id, c, self.role if c is Channel.TASK else None)
             for c in self.channels
         ]
-
-
-class Delivery:
-    """One delivered message: its envelope, how often it was delivered, and its ack."""
-
-    def __init__(self, msg: Msg, envelope: Envelope) -> None:
-        self._msg = msg
-        self.envelope = envelope
-        self.deliveries = int(msg.metadata.num_delivered or 1)
-        """1 on the first delivery; more when earlier workers did not finish it."""
-        self.settled = False
-
-    async def ack(self) -> None:
-        """Done with it: never deliver it again."""
-        await self._settle(self._msg.ack())
-
-    async def nak(self, delay: float | None = None) -> None:
-        """Give it back, to be delivered again (after ``delay`` seconds)."""
-        await self._settle(self._msg.nak(delay=delay))
-
-    async def term(self) -> None:
-        """Drop it for good (dead-lettered or refused)."""
-        await self._settle(self._msg.term())
-
-    async def progress(self) -> None:
-        """Still working on it: reset the ack wait."""
-        if not self.settled:
-            with contextlib.suppress(nats.errors.Error):
-                await self._msg.in_progress()
-
-    async def _settle(self, op: Awaitable[None]) -> None:
-        if self.settled:
-            if asyncio.iscoroutine(op):
-                op.close()
-            return
-        self.settled = True
-        try:
-            await op
-        except nats.errors.Error as exc:  # the server redelivers; results are deduplicated
-            log.debug("could not settle a delivery", error=str(exc))
-
-
-class _Heartbeat:
-    """Tells the server every ``every`` seconds that a delivery is still being worked on."""
-
-    def __init__(self, delivery: Delivery, every: float) -> None:
-        self.delivery = delivery
-        self.every = every
-        self._task: asyncio.Task[None] | None = None
-        self._timer = asyncio.get_running_loop().call_later(every, self._start)
-
-    def _start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._beat())
-
-    async def _beat(self) -> None:
-        while not self.delivery.settled:
-            await self.delivery.progress()
-            await asyncio.sleep(self.every)
-
-    def cancel(self) -> None:
-        """Stop beating (the delivery is settled or handed back)."""
-        self._timer.cancel()
-        if self._task is not None:
-            self._task.cancel()
 
 
 DeliveryHandler = Callable[[Delivery], Awaitable[None]]
@@ -239,10 +179,12 @@ class WorkQueue:
         self.name = subjects.consumer_name(run_id, spec.name)
         self._handler: DeliveryHandler | None = None
         self._on_exhausted: ExhaustedHandler | None = None
-        self._psub: JetStreamContext.PullSubscription | None = None
-        self._loop_task: asyncio.Task[None] | None = None
+        self._puller: Puller | None = None
+        self._pump_task: asyncio.Task[None] | None = None
+        self._ordered_task: asyncio.Task[None] | None = None
+        self._in_order: asyncio.Queue[Msg] = asyncio.Queue()
         self._running: set[asyncio.Task[None]] = set()
-        self._room = asyncio.Event()
+        self._wake = asyncio.Event()
         self._idle = asyncio.Event()
         self._idle.set()
         self._log = log.bind(queue=self.name, bus=bus.name)
@@ -250,31 +192,41 @@ class WorkQueue:
     async def start(
         self, handler: DeliveryHandler, on_exhausted: ExhaustedHandler | None = None
     ) -> None:
-        """Make sure the consumer exists, bind to it, and start pulling."""
+        """Make sure the consumer exists, subscribe to its deliveries, and start pulling."""
         await ensure_queue(self.bus, self.run_id, self.spec, self.settings)
+        room = ORDERED_ROOM if self.spec.ordered else self.spec.parallel
+        self._puller = Puller(
+            self.bus.nc,
+            queue_stream(self.spec.name),
+            self.name,
+            self._arrived,
+            self._wake.set,
+            expires_s=self.settings.poll_s,
+            least=max(1, room // 4),
+        )
         try:
-            self._psub = await self.bus.js.pull_subscribe_bind(
-                self.name, stream=queue_stream(self.spec.name)
-            )
+            await self._puller.start()
         except nats.errors.Error as exc:
-            msg = f"cannot bind to the work queue {self.name}: {exc}"
+            msg = f"cannot subscribe to the work queue {self.name}: {exc}"
             raise BusError(msg) from exc
         self._handler, self._on_exhausted = handler, on_exhausted
-        self._loop_task = asyncio.get_running_loop().create_task(
-            self._pull_loop(), name=f"pull {self.name}"
-        )
+        loop = asyncio.get_running_loop()
+        if self.spec.ordered:
+            self._ordered_task = loop.create_task(self._in_turn(), name=f"handle {self.name}")
+        self._pump_task = loop.create_task(self._pump(), name=f"pull {self.name}")
 
     async def stop(self) -> None:
         """Stop pulling; cancel handlers (their deliveries go back to the queue)."""
-        tasks = [t for t in (self._loop_task, *self._running) if t is not None]
+        if self._puller is not None:
+            await self._puller.stop()
+        tasks = [t for t in (self._pump_task, self._ordered_task, *self._running) if t]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        self._loop_task = None
-        if self._psub is not None:
-            with contextlib.suppress(nats.errors.Error, ValueError):
-                await self._psub.unsubscribe()
-            self._psub = None
+        self._pump_task = self._ordered_task = None
+        while not self._in_order.empty():  # delivered, never handled: to the next taker now
+            with contextlib.suppress(nats.errors.Error):
+                await self._in_order.get_nowait().nak()
 
     @property
     def in_flight(self) -> int:
@@ -285,54 +237,60 @@ class WorkQueue:
         """Wait until no delivery is being handled (each one settled)."""
         await self._idle.wait()
 
-    def _free(self) -> int:
+    def _room(self) -> int:
         if self.spec.ordered:
-            return 256
+            return max(0, ORDERED_ROOM - self._in_order.qsize())
         return max(0, self.spec.parallel - len(self._running))
 
-    async def _pull_loop(self) -> None:
-        assert self._psub is not None
-        me = asyncio.current_task()
+    async def _pump(self) -> None:
+        """Keep as much asked for as there is room; re-ask as requests end and handlers finish."""
+        assert self._puller is not None
         pause = 0.05
         while True:
-            if me is not None and me.cancelling():
-                # nats-py's fetch waits with asyncio.wait_for, which on 3.11 can return a
-                # message (or time out) instead of raising the cancel it was given
-                raise asyncio.CancelledError
-            want = self._free()
-            if want == 0:
-                self._room.clear()
-                await self._room.wait()
-                continue
-            try:
-                msgs = await self._psub.fetch(want, timeout=self.settings.poll_s)
-            except TimeoutError:
-                continue  # nothing to do yet (nats' timeouts are TimeoutErrors too)
-            except nats.errors.ConnectionClosedError:
-                return
-            except (nats.errors.Error, OSError) as exc:
+            self._wake.clear()
+            if self._puller.doubt is not None:
                 if await self._gone():
                     self._log.info("work queue removed; stopped pulling")
                     return
+                self._puller.doubt = None
+            try:
+                await self._puller.ask(self._room())
+            except nats.errors.ConnectionClosedError:
+                return
+            except (nats.errors.Error, OSError) as exc:
                 self._log.debug("pull failed; retrying", error=str(exc) or type(exc).__name__)
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, 1.0)
                 continue
             pause = 0.05
-            if me is not None and me.cancelling():
-                raise asyncio.CancelledError  # not handled, not acked: delivered again
-            for msg in msgs:
-                if self.spec.ordered:
-                    await self._process(msg)
-                else:
-                    task = asyncio.get_running_loop().create_task(self._process(msg))
-                    self._running.add(task)
-                    self._idle.clear()
-                    task.add_done_callback(self._finished)
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.settings.poll_s):
+                    await self._wake.wait()
+
+    async def _arrived(self, msg: Msg) -> None:
+        if self.spec.ordered:
+            self._in_order.put_nowait(msg)
+            return
+        task = asyncio.get_running_loop().create_task(self._process(msg))
+        self._running.add(task)
+        self._idle.clear()
+        task.add_done_callback(self._finished)
+
+    async def _in_turn(self) -> None:
+        """The ordered queue's handler: one delivery at a time, in the order they came."""
+        while True:
+            msg = await self._in_order.get()
+            self._idle.clear()
+            try:
+                await self._process(msg)
+            finally:
+                if self._in_order.empty():
+                    self._idle.set()
+            self._wake.set()
 
     def _finished(self, task: asyncio.Task[None]) -> None:
         self._running.discard(task)
-        self._room.set()
+        self._wake.set()
         if not self._running:
             self._idle.set()
 
@@ -366,7 +324,7 @@ class WorkQueue:
         assert self._handler is not None
         # Most handlers finish well within the ack wait: the heartbeat starts only for one
         # that does not (a timer, not a task per message: the manager's inbox is hot).
-        beat = _Heartbeat(delivery, self.settings.ack_wait_s / 3)
+        beat = Heartbeat(delivery, self.settings.ack_wait_s / 3)
         try:
             await self._handler(delivery)
         except asyncio.CancelledError:

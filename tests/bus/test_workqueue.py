@@ -201,36 +201,18 @@ async def test_a_retried_stored_publish_is_kept_once(publisher: Bus, run_id: str
     assert [r.envelope.id for r in records if r.envelope] == [env.id]
 
 
-class _SwallowingPull:
-    """A pull subscription whose fetch turns the cancel it is given into a timeout, as
-    nats-py's does when asyncio.wait_for (3.11) loses a cancel to a timeout or a message."""
-
-    def __init__(self) -> None:
-        self.fetches = 0
-        self.fetching = asyncio.Event()
-
-    async def fetch(self, batch: int, timeout: float) -> list[object]:
-        self.fetches += 1
-        self.fetching.set()
-        try:
-            await asyncio.Event().wait()
-        except asyncio.CancelledError:
-            raise TimeoutError from None
-        return []
-
-    async def unsubscribe(self) -> None:
-        pass
-
-
-async def test_stopping_a_queue_ends_its_pull_loop_even_if_the_fetch_swallows_the_cancel(
-    run_id: str,
+async def test_a_queue_whose_consumer_was_deleted_stops_pulling(
+    nats_url: str, run_id: str, publisher: Bus
 ) -> None:
-    queue = WorkQueue(
-        Bus("nats://127.0.0.1:1", name="w"), run_id, QueueSpec.tasks("coder", 1), DeliverySettings()
-    )
-    pull = _SwallowingPull()
-    queue._psub = pull  # type: ignore[assignment]
-    queue._loop_task = asyncio.get_running_loop().create_task(queue._pull_loop())
-    await asyncio.wait_for(pull.fetching.wait(), 10)
-    await asyncio.wait_for(queue.stop(), 10)  # it used to fetch again, and again
-    assert pull.fetches == 1
+    settings = DeliverySettings(ack_wait_s=30, poll_s=60)
+    async with Bus(nats_url, name="a") as bus:
+        worker = await Worker(bus, run_id, settings).start()
+        name = subjects.consumer_name(run_id, SPEC.name)
+        stream = queue_stream(SPEC.name)
+        while (await publisher.js.consumer_info(stream, name)).num_waiting < 1:
+            await asyncio.sleep(0.05)  # its pull request is on the server
+        await delete_run_queues(publisher, run_id)
+        pump = worker.queue._pump_task
+        assert pump is not None
+        await asyncio.wait_for(pump, 20)  # told at once, not at the request's expiry
+        await worker.queue.stop()
