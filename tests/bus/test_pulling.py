@@ -13,6 +13,7 @@ import pytest
 from nats.aio.client import Client
 from nats.aio.msg import Msg
 from nats.js import api
+from nats.js.client import JetStreamContext
 
 from bus.pulling import Puller
 
@@ -37,6 +38,15 @@ async def stream(nc: Client) -> AsyncIterator[str]:
     )
     yield name
     await js.delete_stream(name)
+
+
+async def request_on_server(js: JetStreamContext, stream: str, consumer: str) -> None:
+    """Wait (bounded) until the server holds a pull request for ``consumer``."""
+    for _ in range(400):
+        if (await js.consumer_info(stream, consumer)).num_waiting:
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the pull request never reached the server")
 
 
 class Taker:
@@ -113,8 +123,7 @@ async def test_a_deleted_consumer_ends_its_requests_with_a_doubt(nc: Client, str
     await puller.start()
     await puller.ask(5)
     js = nc.jetstream()
-    while (await js.consumer_info(stream, stream)).num_waiting < 1:  # the request is there
-        await asyncio.sleep(0.05)
+    await request_on_server(js, stream, stream)
     await js.delete_consumer(stream, stream)
     await asyncio.wait_for(taker.closed.wait(), 20)
     assert puller.owed == 0

@@ -15,6 +15,8 @@ from bus.runlog import queue_stream
 from bus.subjects import Channel
 from bus.workqueue import delete_run_queues, ensure_queue
 
+from .test_pulling import request_on_server
+
 pytestmark = [pytest.mark.nats, pytest.mark.timeout(30)]
 
 SPEC = QueueSpec.tasks("coder", parallel=1)
@@ -209,8 +211,7 @@ async def test_a_queue_whose_consumer_was_deleted_stops_pulling(
         worker = await Worker(bus, run_id, settings).start()
         name = subjects.consumer_name(run_id, SPEC.name)
         stream = queue_stream(SPEC.name)
-        while (await publisher.js.consumer_info(stream, name)).num_waiting < 1:
-            await asyncio.sleep(0.05)  # its pull request is on the server
+        await request_on_server(publisher.js, stream, name)
         await delete_run_queues(publisher, run_id)
         pump = worker.queue._pump_task
         assert pump is not None
