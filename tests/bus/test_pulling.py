@@ -130,3 +130,27 @@ async def test_a_deleted_consumer_ends_its_requests_with_a_doubt(nc: Client, str
     assert puller.doubt is not None
     assert "deleted" in puller.doubt.lower()
     await puller.stop()
+
+
+async def test_a_stopped_puller_does_not_capture_the_next_message(
+    nc: Client, stream: str, nats_url: str
+) -> None:
+    gone = Taker()
+    puller = Puller(nc, stream, stream, gone.on_msg, gone.on_closed, expires_s=60)
+    await puller.start()
+    await puller.ask(5)
+    js = nc.jetstream()
+    await request_on_server(js, stream, stream)
+    await puller.stop()  # its request stays open on the server for a minute
+    await js.publish(f"{stream}.x", b"next")
+    other = await nats.connect(nats_url)
+    try:
+        taker = Taker()
+        successor = Puller(other, stream, stream, taker.on_msg, taker.on_closed, expires_s=60)
+        await successor.start()
+        await successor.ask(1)
+        await taker.next()  # not held by the stopped puller's request until it expires
+        assert taker.got == [b"next"] and gone.got == []
+        await successor.stop()
+    finally:
+        await other.close()
