@@ -139,33 +139,45 @@ async def ensure_queue(bus: Bus, run_id: str, spec: QueueSpec, settings: Deliver
 
 
 async def delete_run_queues(bus: Bus, run_id: str) -> int:
-    """Remove every work queue of ``run_id`` (when the run is over); returns how many."""
-    jsm = bus.js
-    removed = 0
+    """Remove every work queue of ``run_id`` (when the run is over); returns how many.
+
+    The streams are cleared side by side: a run's end waits for one round of requests, not
+    one per stream."""
     try:
-        for stream in (STREAM_NAME, *map(queue_stream, WORK_QUEUES)):
-            names: list[str] = []
-            offset = 0
-            while True:
-                try:
-                    page = await jsm.consumers_info(stream, offset=offset)
-                except nats.js.errors.NotFoundError:
-                    break  # a queue stream of an older server
-                names += [c.name for c in page if subjects.run_of_consumer(c.name) == run_id]
-                if len(page) < 256:
-                    break
-                offset += len(page)
-            for name in names:
-                with contextlib.suppress(nats.js.errors.NotFoundError):
-                    await jsm.delete_consumer(stream, name)
-            removed += len(names)
-            if stream != STREAM_NAME:  # what no worker took (cancelled, never pulled)
-                with contextlib.suppress(nats.js.errors.NotFoundError):
-                    await jsm.purge_stream(stream, subject=subjects.run_wildcard(run_id))
+        cleared = await asyncio.gather(
+            *(
+                _clear_stream(bus, stream, run_id)
+                for stream in (STREAM_NAME, *map(queue_stream, WORK_QUEUES))
+            )
+        )
     except (TimeoutError, nats.errors.Error) as exc:
         msg = f"cannot remove the work queues of run {run_id!r}: {exc}"
         raise RunLogError(msg) from exc
-    return removed
+    return sum(cleared)
+
+
+async def _clear_stream(bus: Bus, stream: str, run_id: str) -> int:
+    """Delete ``run_id``'s consumers on ``stream`` (and, on a queue stream, what no worker took:
+    cancelled or never pulled); returns how many consumers."""
+    jsm = bus.js
+    names: list[str] = []
+    offset = 0
+    while True:
+        try:
+            page = await jsm.consumers_info(stream, offset=offset)
+        except nats.js.errors.NotFoundError:
+            return 0  # a queue stream of an older server
+        names += [c.name for c in page if subjects.run_of_consumer(c.name) == run_id]
+        if len(page) < 256:
+            break
+        offset += len(page)
+    for name in names:
+        with contextlib.suppress(nats.js.errors.NotFoundError):
+            await jsm.delete_consumer(stream, name)
+    if stream != STREAM_NAME:
+        with contextlib.suppress(nats.js.errors.NotFoundError):
+            await jsm.purge_stream(stream, subject=subjects.run_wildcard(run_id))
+    return len(names)
 
 
 class WorkQueue:
