@@ -111,6 +111,8 @@ class Puller:
         if status is None:
             self._owed = max(0, self._owed - 1)
             await self._on_msg(msg)
+            if not self._owed:  # every request is spent: room left now needs a new one
+                self._on_closed()
             return
         if status == HEARTBEAT:
             return

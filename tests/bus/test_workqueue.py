@@ -217,3 +217,51 @@ async def test_a_queue_whose_consumer_was_deleted_stops_pulling(
         assert pump is not None
         await asyncio.wait_for(pump, 20)  # told at once, not at the request's expiry
         await worker.queue.stop()
+
+
+async def test_a_free_slot_takes_the_next_task_when_every_request_is_spent(
+    nats_url: str, run_id: str, publisher: Bus
+) -> None:
+    """Eight slots ask in steps of two while a request is open; a task that spends the last
+    request leaves a slot free, and that slot asks at once (not at the next poll)."""
+    settings = DeliverySettings(ack_wait_s=30, poll_s=60)
+    spec = QueueSpec.tasks("coder", parallel=8)
+    got: list[str] = []
+    arrived = asyncio.Event()
+    releases: dict[str, asyncio.Event] = {}
+
+    async def handle(delivery: Delivery) -> None:
+        task = delivery.envelope.task_id or ""
+        releases[task] = asyncio.Event()
+        got.append(task)
+        arrived.set()
+        await releases[task].wait()
+
+    async def until(n: int) -> None:
+        async with asyncio.timeout(20):
+            while len(got) < n:
+                arrived.clear()
+                await arrived.wait()
+
+    async with Bus(nats_url, name="w") as bus:
+        queue = WorkQueue(bus, run_id, spec, settings)
+        await queue.start(handle)
+        for n in range(8):
+            await publisher.send(run_id, "manager/0", assignment(f"a{n}"), task_id=f"a{n}")
+        await until(8)
+        releases["a0"].set()  # a slot free: asked for at once
+        name = subjects.consumer_name(run_id, spec.name)
+        await request_on_server(publisher.js, queue_stream(spec.name), name)
+        releases["a1"].set()  # another: one less than a step, so not asked for yet
+        for _ in range(1000):
+            if queue.in_flight == 6 and not queue._wake.is_set():  # the pump has seen it
+                break
+            await asyncio.sleep(0.01)
+        assert queue._puller is not None and queue._puller.owed == 1
+        for n in range(2):
+            await publisher.send(run_id, "manager/0", assignment(f"b{n}"), task_id=f"b{n}")
+        await until(10)
+        assert sorted(got[8:]) == ["b0", "b1"]
+        for release in releases.values():
+            release.set()
+        await queue.stop()
