@@ -66,6 +66,9 @@ class Puller:
         self._sub: Subscription | None = None
         self.doubt: str | None = None
         """Why the consumer may be gone (the server said so, or a request's end was lost)."""
+        self.setback: str | None = None
+        """Why the server ended a request early though the consumer is there (too many
+        waiting, a leader change): ask again after a pause, not at once."""
 
     @property
     def owed(self) -> int:
@@ -124,6 +127,8 @@ class Puller:
         description = headers.get(api.Header.DESCRIPTION, "")
         if status not in ("404", "408"):
             log.debug("pull request ended", status=status, description=description)
-            if status != "409" or "deleted" in description.lower():
+            if status == "409" and "deleted" not in description.lower():
+                self.setback = f"{status} {description}"
+            else:  # deleted, or no responders (no stream, JetStream down)
                 self.doubt = f"{status} {description}"
         self._on_closed()

@@ -256,17 +256,22 @@ class WorkQueue:
 
     async def _pump(self) -> None:
         """Keep as much asked for as there is room; re-ask as requests end and handlers finish."""
-        assert self._puller is not None
+        puller = self._puller
+        assert puller is not None
         pause = 0.05
         while True:
             self._wake.clear()
-            if self._puller.doubt is not None:
-                if await self._gone():
-                    self._log.info("work queue removed; stopped pulling")
-                    return
-                self._puller.doubt = None
+            trouble = puller.doubt or puller.setback
+            if puller.doubt is not None and await self._gone():
+                self._log.info("work queue removed; stopped pulling")
+                return
+            puller.doubt = puller.setback = None
+            if trouble is not None:  # the server said no: not again at once
+                self._log.debug("pull refused; asking again shortly", why=trouble)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 1.0)
             try:
-                await self._puller.ask(self._room())
+                await puller.ask(self._room())
             except nats.errors.ConnectionClosedError:
                 return
             except (nats.errors.Error, OSError) as exc:
@@ -274,7 +279,8 @@ class WorkQueue:
                 await asyncio.sleep(pause)
                 pause = min(pause * 2, 1.0)
                 continue
-            pause = 0.05
+            if trouble is None:
+                pause = 0.05
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.settings.poll_s):
                     await self._wake.wait()

@@ -154,3 +154,25 @@ async def test_a_stopped_puller_does_not_capture_the_next_message(
         await successor.stop()
     finally:
         await other.close()
+
+
+async def test_a_request_beyond_the_consumers_waiting_limit_is_a_setback(nc: Client) -> None:
+    name = f"PULL{uuid.uuid4().hex[:8]}"
+    js = nc.jetstream()
+    await js.add_stream(name=name, subjects=[f"{name}.>"])
+    config = api.ConsumerConfig(durable_name=name, ack_policy=api.AckPolicy.EXPLICIT, max_waiting=1)
+    await js.add_consumer(name, config)
+    try:
+        taker = Taker()
+        puller = Puller(nc, name, name, taker.on_msg, taker.on_closed, expires_s=60)
+        await puller.start()
+        await puller.ask(1)
+        await request_on_server(js, name, name)
+        await puller.ask(3)  # a second request: one more than the consumer lets wait
+        await asyncio.wait_for(taker.closed.wait(), 20)
+        assert puller.setback is not None and "409" in puller.setback
+        assert puller.doubt is None  # the consumer is there
+        assert puller.owed == 1  # the refused request owes nothing; the first still does
+        await puller.stop()
+    finally:
+        await js.delete_stream(name)

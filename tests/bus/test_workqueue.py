@@ -5,6 +5,7 @@ stored publishes that a retry does not duplicate."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
 import pytest
@@ -265,3 +266,45 @@ async def test_a_free_slot_takes_the_next_task_when_every_request_is_spent(
         for release in releases.values():
             release.set()
         await queue.stop()
+
+
+class _RefusingPuller:
+    """A puller whose every request the server ends at once (too many waiting requests)."""
+
+    def __init__(self, wake: asyncio.Event) -> None:
+        self.wake = wake
+        self.asks = 0
+        self.doubt: str | None = None
+        self.setback: str | None = None
+        self.asked = asyncio.Event()
+
+    async def ask(self, room: int) -> None:
+        self.asks += 1
+        self.setback = "409 Exceeded MaxWaiting"
+        self.wake.set()
+        if self.asks == 5:
+            self.asked.set()
+
+
+async def test_a_queue_refused_by_the_server_asks_again_ever_more_slowly(
+    run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    queue = WorkQueue(
+        Bus("nats://127.0.0.1:1", name="w"), run_id, QueueSpec.tasks("coder", 1), DeliverySettings()
+    )
+    puller = _RefusingPuller(queue._wake)
+    queue._puller = puller  # type: ignore[assignment]
+    pauses: list[float] = []
+    sleep = asyncio.sleep
+
+    async def recorded(delay: float) -> None:
+        pauses.append(delay)
+        await sleep(0)
+
+    monkeypatch.setattr(asyncio, "sleep", recorded)
+    pump = asyncio.get_running_loop().create_task(queue._pump())
+    await asyncio.wait_for(puller.asked.wait(), 10)
+    pump.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await pump
+    assert pauses[:4] == [0.05, 0.1, 0.2, 0.4]  # not a request per loop turn
