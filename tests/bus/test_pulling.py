@@ -70,10 +70,20 @@ class Taker:
         self.arrived.clear()
 
 
-async def test_each_message_is_handed_on_as_it_is_stored(nc: Client, stream: str) -> None:
+async def pulling(
+    nc: Client, stream: str, *, expires_s: float = 60, least: int = 1
+) -> tuple[Taker, Puller]:
+    """A started puller on ``stream``'s consumer (named alike), and what it hands on."""
     taker = Taker()
-    puller = Puller(nc, stream, stream, taker.on_msg, taker.on_closed, expires_s=60)
+    puller = Puller(
+        nc, stream, stream, taker.on_msg, taker.on_closed, expires_s=expires_s, least=least
+    )
     await puller.start()
+    return taker, puller
+
+
+async def test_each_message_is_handed_on_as_it_is_stored(nc: Client, stream: str) -> None:
+    taker, puller = await pulling(nc, stream)
     await puller.ask(10)
     assert puller.owed == 10
     js = nc.jetstream()
@@ -88,9 +98,7 @@ async def test_each_message_is_handed_on_as_it_is_stored(nc: Client, stream: str
 
 
 async def test_a_request_that_expires_gives_back_what_it_owed(nc: Client, stream: str) -> None:
-    taker = Taker()
-    puller = Puller(nc, stream, stream, taker.on_msg, taker.on_closed, expires_s=0.5)
-    await puller.start()
+    taker, puller = await pulling(nc, stream, expires_s=0.5)
     await nc.jetstream().publish(f"{stream}.x", b"one")
     await puller.ask(5)
     await taker.next()
@@ -106,9 +114,7 @@ async def test_a_request_that_expires_gives_back_what_it_owed(nc: Client, stream
 
 
 async def test_few_more_slots_wait_for_a_worthwhile_request(nc: Client, stream: str) -> None:
-    taker = Taker()
-    puller = Puller(nc, stream, stream, taker.on_msg, taker.on_closed, expires_s=60, least=4)
-    await puller.start()
+    taker, puller = await pulling(nc, stream, least=4)
     await puller.ask(8)
     await nc.jetstream().publish(f"{stream}.x", b"one")
     await taker.next()
@@ -118,9 +124,7 @@ async def test_few_more_slots_wait_for_a_worthwhile_request(nc: Client, stream: 
 
 
 async def test_a_deleted_consumer_ends_its_requests_with_a_doubt(nc: Client, stream: str) -> None:
-    taker = Taker()
-    puller = Puller(nc, stream, stream, taker.on_msg, taker.on_closed, expires_s=60)
-    await puller.start()
+    taker, puller = await pulling(nc, stream)
     await puller.ask(5)
     js = nc.jetstream()
     await request_on_server(js, stream, stream)
@@ -135,9 +139,7 @@ async def test_a_deleted_consumer_ends_its_requests_with_a_doubt(nc: Client, str
 async def test_a_stopped_puller_does_not_capture_the_next_message(
     nc: Client, stream: str, nats_url: str
 ) -> None:
-    gone = Taker()
-    puller = Puller(nc, stream, stream, gone.on_msg, gone.on_closed, expires_s=60)
-    await puller.start()
+    gone, puller = await pulling(nc, stream)
     await puller.ask(5)
     js = nc.jetstream()
     await request_on_server(js, stream, stream)
@@ -145,9 +147,7 @@ async def test_a_stopped_puller_does_not_capture_the_next_message(
     await js.publish(f"{stream}.x", b"next")
     other = await nats.connect(nats_url)
     try:
-        taker = Taker()
-        successor = Puller(other, stream, stream, taker.on_msg, taker.on_closed, expires_s=60)
-        await successor.start()
+        taker, successor = await pulling(other, stream)
         await successor.ask(1)
         await taker.next()  # not held by the stopped puller's request until it expires
         assert taker.got == [b"next"] and gone.got == []
@@ -163,9 +163,7 @@ async def test_a_request_beyond_the_consumers_waiting_limit_is_a_setback(nc: Cli
     config = api.ConsumerConfig(durable_name=name, ack_policy=api.AckPolicy.EXPLICIT, max_waiting=1)
     await js.add_consumer(name, config)
     try:
-        taker = Taker()
-        puller = Puller(nc, name, name, taker.on_msg, taker.on_closed, expires_s=60)
-        await puller.start()
+        taker, puller = await pulling(nc, name)
         await puller.ask(1)
         await request_on_server(js, name, name)
         await puller.ask(3)  # a second request: one more than the consumer lets wait
