@@ -80,6 +80,22 @@ def test_transitive_upstream_input_is_fine() -> None:
     assert check.ok, check.errors
 
 
+def test_upstream_inputs_through_long_chains_and_side_branches() -> None:
+    # two chains from one root; the tips read the root's output (upstream through 40 tasks)
+    # and the other chain's first output (not upstream: a side branch, placed earlier)
+    tasks = [t("root", outputs=["r"])]
+    for side in "lr":
+        prev = "root"
+        for n in range(40):
+            tasks.append(t(f"{side}{n}", depends_on=[prev], outputs=[f"{side}{n}"]))
+            prev = f"{side}{n}"
+    tasks.append(t("tip", inputs=["r", "l0", "r39"], depends_on=["r39"], outputs=["answer"]))
+    check = validate_plan(tasks, roles=ROLES, available=set())
+    assert check.errors == [
+        "input 'l0' of task 'tip' comes from task 'l0', but 'tip' does not depend on 'l0'"
+    ]
+
+
 def test_unknown_dependency_duplicate_id_and_bad_id() -> None:
     assert (
         "not in the plan"
