@@ -144,7 +144,8 @@ class WarmContainer:
     used: bool = False
     """A request was sent to it."""
     answered: bool = False
-    """Its supervisor sent the result (and then exits: the container stops by itself)."""
+    """Its supervisor sent the result (and exits once its stdin closes: the container then
+    stops by itself)."""
 
     @property
     def alive(self) -> bool:
@@ -153,8 +154,8 @@ class WarmContainer:
 
     @property
     def leaves_by_itself(self) -> bool:
-        """Closing its connection is enough: its supervisor is idle (EOF makes it exit) or
-        has answered and exits, and Docker removes the stopped container (auto-remove)."""
+        """Closing its connection is enough: its supervisor, idle or done answering, exits at
+        EOF, and Docker removes the stopped container (auto-remove)."""
         return self.answered or (not self.used and self.channel.alive)
 
     async def run(self, code: str, files: dict[str, bytes], timeout_s: float) -> ExecutionResult:

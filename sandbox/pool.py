@@ -2,7 +2,11 @@
 
 ``acquire`` takes a ready container (or waits for one being started); ``release`` destroys a
 used one in the background; the pool keeps its target of containers ready plus one per
-waiting caller, so more concurrent executions than the target still proceed. The target
+waiting caller, so more concurrent executions than the target still proceed. A waiting
+caller's container starts at once; replacements start, and used containers are destroyed,
+``quiet_s`` after the first hand-out or release that calls for them: executions handed out
+back to back then do not share the CPU with Docker starting and tearing down containers
+(either keeps both cores of a small machine busy for a while). The target
 starts at ``size`` and grows ahead of demand: each time executions drain the pool it keeps
 one more ready, up to ``most``, and falls back to ``size`` once the pool has not been
 drained for ``idle_s`` (back-to-back executions then find a warm container each); a pool
@@ -47,12 +51,17 @@ class Pool(Generic[T]):
         size: int,
         most: int | None = None,
         idle_s: float = 120.0,
+        quiet_s: float = 0.1,
     ) -> None:
         self._spawn = spawn
         self._retire = retire
         self._size = size
         self._most = max(size, most if most is not None else size)
         self._idle_s = idle_s
+        self._quiet_s = quiet_s
+        self._quiet_later: asyncio.TimerHandle | None = None
+        self._used: list[T] = []
+        """Released items whose retirement waits for the quiet moment."""
         self._target = size
         self._shrink_later: asyncio.TimerHandle | None = None
         self._ready: deque[T] = deque()
@@ -85,7 +94,7 @@ class Pool(Generic[T]):
             self._caught_up = self.ready >= self._target
         else:
             self._track(self._retire(item))
-        self._top_up()
+        self._top_up(now=True)
 
     async def acquire(self) -> T:
         """A ready item, waiting for one to start if none is; raises the start's error."""
@@ -119,14 +128,19 @@ class Pool(Generic[T]):
         return item
 
     def release(self, item: T) -> None:
-        """Retire a used item in the background (one task, one container)."""
+        """Retire a used item in the background (one task, one container), ``quiet_s`` later."""
         self._in_use.discard(item)
-        self._track(self._retire(item))
+        if self._closed:
+            self._track(self._retire(item))
+            return
+        self._used.append(item)
+        self._when_quiet()
 
     async def wait_idle(self) -> None:
         """Wait until the pool is full (or paused by a failure) and no retirement is pending."""
         while not (
-            self._closed or ((self._paused or self.ready >= self._target) and not self._tasks)
+            self._closed
+            or ((self._paused or self.ready >= self._target) and not self._tasks and not self._used)
         ):
             self._changed.clear()
             await self._changed.wait()
@@ -134,14 +148,16 @@ class Pool(Generic[T]):
     async def close(self) -> None:
         """Fail the waiters, retire every item, and wait for all background work to end."""
         self._closed = True
-        if self._shrink_later is not None:
-            self._shrink_later.cancel()
+        for timer in (self._shrink_later, self._quiet_later):
+            if timer is not None:
+                timer.cancel()
         while self._waiters:
             waiter = self._waiters.popleft()
             if not waiter.done():
                 waiter.set_exception(SandboxClosed("the sandbox was closed while waiting"))
-        for item in [*self._ready, *self._in_use]:
+        for item in [*self._ready, *self._in_use, *self._used]:
             self._track(self._retire(item))
+        self._used.clear()
         self._ready.clear()
         self._in_use.clear()
         for spawn in self._spawns:  # a start cancelled part-way retires what it made
@@ -149,16 +165,32 @@ class Pool(Generic[T]):
         while self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
-    def _top_up(self) -> None:
+    def _top_up(self, *, now: bool = False) -> None:
+        """Start a container for each waiting caller at once; the rest of the target
+        ``quiet_s`` later (or ``now``)."""
         if self._closed:
             return
         waiting = sum(not waiter.done() for waiter in self._waiters)
         wanted = (0 if self._paused else self._target) + waiting
-        while self.ready + self._spawning < wanted:
+        while self.ready + self._spawning < (wanted if now else waiting):
             self._spawning += 1
             spawn = self._track(self._spawn_one())
             self._spawns.add(spawn)
             spawn.add_done_callback(self._spawns.discard)
+        if self.ready + self._spawning < wanted:
+            self._when_quiet()
+
+    def _when_quiet(self) -> None:
+        if self._quiet_later is None:
+            self._quiet_later = asyncio.get_running_loop().call_later(self._quiet_s, self._quiet)
+
+    def _quiet(self) -> None:
+        """Retire the used items and start the replacements."""
+        self._quiet_later = None
+        for item in self._used:
+            self._track(self._retire(item))
+        self._used.clear()
+        self._top_up(now=True)
 
     async def _spawn_one(self) -> None:
         try:

@@ -14,7 +14,8 @@ host talks to it over the container's attached stdin/stdout with the messages of
    middle cut past the cap), and kills the child's process group at the timeout.
 4. It kills every other process in the container (``kill(-1)`` from PID 1 spares only
    itself), reaps them, reads the OOM counter, streams the files the code wrote (size-capped)
-   as ``file`` messages and ends with one ``result`` message; then it exits. The result's
+   as ``file`` messages and ends with one ``result`` message; then it exits once the host
+   closes stdin (the host picks a quiet moment for Docker's teardown). The result's
    ``notes`` say what the code may not have: the memory limit was reached, a tmpfs is full
    or out of inodes, files were dropped (and why).
 
@@ -231,7 +232,7 @@ def execute(child: Child, code: bytes, timeout_s: float, config: dict[str, Any])
 
 
 def serve(config: dict[str, Any]) -> int:
-    """Prime, report ready, take one request, run it, answer, exit."""
+    """Prime, report ready, take one request, run it, answer, exit when the host lets go."""
     workdir: str = config["workdir"]
     os.chdir(workdir)
     config["oom_before"] = oom_kills() or 0
@@ -265,7 +266,15 @@ def serve(config: dict[str, Any]) -> int:
         notes += dropped.notes(config)
     result["notes"] = notes
     send(result)
+    linger()
     return 0
+
+
+def linger() -> None:
+    """Exit only once the host closes stdin: it lets go of a used container at a quiet moment,
+    and Docker tearing one down takes real CPU that executions under way would share."""
+    while os.read(0, CHUNK):
+        pass
 
 
 def oom_note(config: dict[str, Any]) -> str:

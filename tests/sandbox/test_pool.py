@@ -181,3 +181,32 @@ async def test_a_pool_still_warming_up_does_not_grow() -> None:
         pool.release(item)
     await pool.close()
     assert sorted(factory.retired) == list(range(factory.spawned))
+
+
+async def test_replacements_and_retirements_wait_for_a_quiet_moment() -> None:
+    factory = Factory()
+    pool = Pool(factory.spawn, factory.retire, size=2, quiet_s=600)
+    await pool.start()  # warming at the start does not wait
+    await pool.wait_idle()
+    spawned = factory.spawned
+    burst = []
+    for _ in range(2):  # back to back: each execution has the machine to itself
+        item = await pool.acquire()
+        pool.release(item)
+        burst.append(item.number)
+        for _ in range(5):
+            await asyncio.sleep(0)  # let any background start or retirement run
+    assert factory.spawned == spawned and factory.retired == []
+    assert all(item.alive for item in pool._used)
+    waiter = await pool.acquire()  # a caller who would wait gets a start at once
+    assert factory.spawned == spawned + 1
+    timer = pool._quiet_later  # the quiet moment (600 s away) comes now:
+    assert timer is not None
+    timer.cancel()
+    pool._quiet()  # the used ones go, and the pool fills up again
+    await pool.wait_idle()
+    assert factory.retired == burst
+    assert pool.ready == 2
+    pool.release(waiter)
+    await pool.close()
+    assert sorted(factory.retired) == list(range(factory.spawned))
