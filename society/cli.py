@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from society import cli_memory, cli_observe, cli_ops, cli_replay
+from society import cli_eval, cli_memory, cli_observe, cli_ops, cli_replay
 from society.cli_support import (
     EXIT_BAD_INPUT,
     EXIT_ENVIRONMENT,
@@ -341,6 +341,7 @@ def invite(
     out.print(f"[dim]they attach with: society attach {run_id} --creds FILE --nats URL[/]")
 
 
+app.command("eval")(cli_eval.eval_command)
 app.command()(cli_replay.replay)
 app.command()(cli_replay.bundle)
 app.command()(cli_ops.worker)

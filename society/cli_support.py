@@ -29,6 +29,7 @@ __all__ = [
     "fail",
     "guarded",
     "load_or_exit",
+    "load_or_exit_with",
     "or_exit",
     "out",
     "run_async",
@@ -109,8 +110,13 @@ def load_or_exit(path: Path) -> Scenario:
     """Load a scenario, or print its issues and exit 2."""
     from society.scenario import load_scenario
 
+    return load_or_exit_with(load_scenario, path)
+
+
+def load_or_exit_with(load: Callable[[Path], T], path: Path) -> T:
+    """Load a file with ``load`` (a scenario, a suite), or print its issues and exit 2."""
     try:
-        return load_scenario(path)
+        return load(path)
     except ScenarioError as exc:
         for issue in exc.issues:
             err.print(

