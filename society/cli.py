@@ -98,9 +98,11 @@ def validate(
 
 @app.command()
 def schema(
-    what: Annotated[str, typer.Argument(help="envelope (the protocol) or scenario")] = "envelope",
+    what: Annotated[
+        str, typer.Argument(help="envelope (the protocol), scenario or suite (`society eval`)")
+    ] = "envelope",
 ) -> None:
-    """Print the JSON Schema of the protocol (or of the scenario file)."""
+    """Print the JSON Schema of the protocol (or of the scenario file, or the eval suite)."""
     from bus import ENVELOPE_ADAPTER
     from society.scenario import Scenario
 
@@ -110,8 +112,13 @@ def schema(
         from society.schema_docs import with_descriptions
 
         doc = with_descriptions(Scenario.model_json_schema(), Scenario)
+    elif what == "suite":
+        from society.eval.suite import Suite
+        from society.schema_docs import with_descriptions
+
+        doc = with_descriptions(Suite.model_json_schema(), Suite)
     else:
-        text = f"unknown schema {what!r}: use 'envelope' or 'scenario'"
+        text = f"unknown schema {what!r}: use 'envelope', 'scenario' or 'suite'"
         raise fail(text, EXIT_BAD_INPUT)
     sys.stdout.write(json.dumps(doc, indent=2) + "\n")
 

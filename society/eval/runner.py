@@ -23,7 +23,7 @@ from sandbox import Sandbox
 from society.errors import RunError
 from society.eval.arms import Answered, EvalContext, run_society
 from society.eval.baselines import run_baseline
-from society.eval.graders import grade_all
+from society.eval.graders import Submission, grade_all
 from society.eval.results import Arm, EvalResults, GradeRecord, Record
 from society.eval.suite import Case, Suite
 from society.models.factory import ModelFactory
@@ -176,7 +176,7 @@ async def run_eval(
                         + " …",
                         highlight=False,
                     )
-                    answered = await _answer(suite, case, arm, repeat, ctx)
+                    answered = await _answered(suite, case, arm, repeat, ctx)
                     grades = await grade_all(case.graders, answered.submission, case.inputs, sb)
                     record = _record(
                         case, arm, repeat, answered, [GradeRecord(**g.__dict__) for g in grades]
@@ -189,6 +189,19 @@ async def run_eval(
     results.finished = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     results.save(out)
     return results, out
+
+
+async def _answered(
+    suite: Suite, case: Case, arm: Arm, repeat: int, ctx: EvalContext
+) -> Answered:
+    """The arm's answer; whatever breaks is this case's answer (``crashed``), not the eval's."""
+    started = time.monotonic()
+    try:
+        return await _answer(suite, case, arm, repeat, ctx)
+    except Exception as exc:
+        reason = f"{type(exc).__name__}: {exc}"
+        wall = round(time.monotonic() - started, 3)
+        return Answered(Submission(""), "crashed", reason, wall_s=wall)
 
 
 async def _answer(suite: Suite, case: Case, arm: Arm, repeat: int, ctx: EvalContext) -> Answered:
