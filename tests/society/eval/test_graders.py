@@ -43,7 +43,9 @@ async def test_a_grader_of_an_output_reads_that_output_and_names_a_missing_one()
     assert (await grade(grader, Submission("", {"product": 42}), {}, None)).passed
     assert not (await grade(grader, Submission("42", {"product": 41}), {}, None)).passed
     missing = await grade(grader, Submission("42", {"other": 42}), {}, None)
-    assert not missing.passed and "no output 'product'" in missing.detail and "other" in missing.detail
+    assert (
+        not missing.passed and "no output 'product'" in missing.detail and "other" in missing.detail
+    )
 
 
 CHECK = PythonCheck(
@@ -56,7 +58,9 @@ CHECK = PythonCheck(
 
 
 @pytest.mark.docker
-async def test_a_python_check_sees_answer_outputs_inputs_and_artifacts(shared_sandbox: object) -> None:
+async def test_a_python_check_sees_answer_outputs_inputs_and_artifacts(
+    shared_sandbox: object,
+) -> None:
     right = Submission("done\n", {"n": 8}, {"table.csv": b"a,b\n1,2\n"})
     passed = await grade(CHECK, right, {"n": 4}, shared_sandbox)  # type: ignore[arg-type]
     assert passed.passed, passed.detail

@@ -1,0 +1,73 @@
+"""Cases that do not end by themselves: a run that crashes or runs past its time is
+recorded as such, and the eval goes on to the next case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from society.eval.runner import EvalSettings, run_eval
+from society.eval.suite import Suite
+
+pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(300)]
+
+PLAN = {
+    "success_criteria": ["the sum is computed"],
+    "tasks": [{"id": "add", "role": "coder", "description": "Add 1 and 1.", "outputs": ["answer"]}],
+}
+CODE = "```python\nimport json\njson.dump({'answer': '2'}, open('outputs.json', 'w'))\n```"
+
+
+def suite(tmp_path: Path) -> Suite:
+    (tmp_path / "notes.md").write_text("one plus one is two")
+    good = {"planner": [{"answer": PLAN}], "coder": [{"answer": CODE}]}
+    slow = {"planner": [{"answer": PLAN, "delay_s": 120}], "coder": [{"answer": CODE}]}
+    return Suite.model_validate(
+        {
+            "name": "edges",
+            "defaults": {
+                "models": {"default": {"provider": "scripted"}},
+                "budgets": {"wall_s": 60, "calls": 10},
+                "sandbox": {"timeout_s": 20, "pool_size": 1},
+            },
+            "cases": [
+                {
+                    "id": "crash",
+                    "goal": "What is 1 + 1?",
+                    "documents": ["notes.md"],
+                    "graders": [{"kind": "number", "value": 2}],
+                    "script": good,
+                },
+                {
+                    "id": "slow",
+                    "goal": "What is 1 + 1?",
+                    "graders": [{"kind": "number", "value": 2}],
+                    "script": slow,
+                },
+                {
+                    "id": "fine",
+                    "goal": "What is 1 + 1?",
+                    "graders": [{"kind": "number", "value": 2}],
+                    "script": good,
+                },
+            ],
+            "base_dir": tmp_path,
+        }
+    )
+
+
+async def test_a_crash_and_a_timeout_are_recorded_and_the_eval_goes_on(tmp_path: Path) -> None:
+    edges = suite(tmp_path)
+    (tmp_path / "notes.md").unlink()  # gone after loading: the run cannot start
+    settings = EvalSettings(arms=["society"], runs_dir=tmp_path / "runs", case_timeout_s=8)
+    console = Console(file=(tmp_path / "progress.txt").open("w"), width=120)
+    results, where = await run_eval(edges, settings, console)
+    by_case = {r.case: r for r in results.records}
+    assert by_case["crash"].status == "crashed" and "corpus" in by_case["crash"].reason
+    assert by_case["slow"].status == "timeout" and not by_case["slow"].passed
+    assert by_case["fine"].status == "succeeded" and by_case["fine"].passed
+    assert where.is_file() and results.finished
+    progress = (tmp_path / "progress.txt").read_text()
+    assert "[1/3] crash · society" in progress and "[3/3] fine · society" in progress
