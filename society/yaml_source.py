@@ -205,6 +205,14 @@ def load_yaml(path: Path, limits: YamlLimits = YamlLimits()) -> YamlSource:
     try:
         root = loader.get_single_node()
         data = loader.construct_document(root) if root is not None else None
+    except yaml.MarkedYAMLError as exc:
+        # libyaml's own nesting limit (PyYAML >= 6.0.3) can answer before ours does: its
+        # scanner looks ahead past our depth. Either way the file says the same thing.
+        if isinstance(exc, YamlLimitError) or "nesting depth" not in str(exc.problem):
+            raise
+        mark = exc.problem_mark
+        msg = f"nested deeper than {limits.max_depth} levels; refused"
+        raise YamlLimitError(msg, mark.line + 1 if mark is not None else 1) from None
     finally:
         loader.dispose()
     return YamlSource(path, data, root)
