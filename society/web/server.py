@@ -2,16 +2,18 @@
 
 Finished runs and bundles are read from their log files, read-only. A live run is
 followed from its server's run log (as its owner, with the credential in its folder);
-a person acting from the page takes part as ``human/<their name>`` through the same
-session ``society attach`` uses, so their answers and controls are signed with their
-own identity. The page is plain HTML and a little JavaScript that polls a JSON view
-every second; the graph is SVG drawn here — nothing to build, nothing fetched.
+a signed-in person acting from the page takes part as ``human/<their name>`` through the
+same session ``society attach`` uses, so their answers and controls are signed with their
+own identity (`society.web.access` says who may sign in, and what each request must
+show). The page is plain HTML and a little JavaScript that polls a JSON view every
+second; the graph is SVG drawn here — nothing to build, nothing fetched.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import io
 import json
 import tempfile
@@ -23,12 +25,15 @@ from typing import Any
 import structlog
 from rich.console import Console
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from bus import Bus, BusError, runlog, subjects
 from bus.logfile import read_jsonl
+from society.credentials import Credential
 from society.errors import SocietyError
 from society.human.commands import Approve, Command, CommandError, Reject, Reply, Steer
 from society.human.locate import connect_to_run, locate_run
@@ -36,6 +41,7 @@ from society.human.session import HumanSession, cancel_all, person_name
 from society.replay.bundle import is_bundle, open_bundle
 from society.replay.source import LiveRun, locate
 from society.resumption import still_running
+from society.web.access import COOKIE, Access, SignedIn, is_loopback, refusal
 from society.web.page import RunPage
 
 __all__ = ["WebApp", "serve"]
@@ -59,6 +65,8 @@ class WebApp:
     runs_dir: Path
     person: str | None = None
     extra: list[Path] = field(default_factory=list)
+    open_reading: bool = True
+    """Whether anyone who reaches the server may read (loopback); else only people signed in."""
     scratch: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="society-web-")))
     _pages: dict[str, tuple[float, RunPage]] = field(default_factory=dict)
     _followers: dict[str, asyncio.Task[None]] = field(default_factory=dict)
@@ -67,6 +75,7 @@ class WebApp:
     """Run id -> folder of a log or bundle given with ``--open``."""
 
     def __post_init__(self) -> None:
+        self.access = Access(person_name(self.person), self.runs_dir)
         for path in self.extra:
             folder = open_bundle(path, self.scratch / path.stem) if is_bundle(path) else None
             log_file = (
@@ -145,19 +154,23 @@ class WebApp:
 
     # -- people acting -------------------------------------------------------------------
 
-    async def act(self, run_id: str, name: str, body: dict[str, Any]) -> str:
-        """Carry out a person's action on a live run; returns what was done."""
-        person = await self._person(run_id, person_name(name or self.person))
+    async def act(self, run_id: str, who: SignedIn, body: dict[str, Any]) -> str:
+        """Carry out a signed-in person's action on a live run; returns what was done."""
         command = _command(body)
+        person = await self._person(run_id, who.name, who.credential)
         await person.session.execute(command)
         return f"{type(command).__name__.lower()} sent as {person.session.sender}"
 
-    async def _person(self, run_id: str, name: str) -> _Person:
+    async def _person(self, run_id: str, name: str, credential: Credential | None) -> _Person:
         key = (run_id, name)
         known = self._people.get(key)
         if known is not None and not known.task.done():
             return known
-        address = locate_run(run_id, runs_dir=self.runs_dir, person=name)
+        if credential is None:  # the owner: their credential from the run folder
+            address = locate_run(run_id, runs_dir=self.runs_dir, person=name)
+        else:  # an invited person: their own, as given
+            found = locate_run(run_id, runs_dir=self.runs_dir)
+            address = dataclasses.replace(found, credential=credential)
         bus = await connect_to_run(address, f"web-{name}")
         session = HumanSession(bus, run_id, name, Console(file=io.StringIO()))
         task = asyncio.create_task(session.run())
@@ -208,30 +221,105 @@ def _html(name: str) -> str:
     return (resources.files("society.web") / name).read_text(encoding="utf-8")
 
 
-def make_app(web: WebApp) -> Starlette:
-    """The Starlette application over ``web``."""
+def _unsigned(web: WebApp, who: SignedIn | None, run_id: str | None = None) -> Response | None:
+    """The refusal of a read by someone who may not read (None: they may)."""
+    if who is None and not web.open_reading:
+        return JSONResponse({"error": "sign in first (see `society web`'s output)"}, 401)
+    if who is not None and run_id is not None and not who.may_use(run_id):
+        return JSONResponse({"error": f"you are signed in for run {who.run_id} only"}, 403)
+    return None
+
+
+def _session_cookie(response: Response, session: str) -> Response:
+    response.set_cookie(COOKIE, session, httponly=True, samesite="strict", path="/")
+    return response
+
+
+def make_app(web: WebApp, allowed_hosts: list[str] | None = None) -> Starlette:
+    """The Starlette application over ``web``; requests whose Host is not in
+    ``allowed_hosts`` are refused (default: the loopback names)."""
+    access = web.access
 
     async def index(request: Request) -> Response:
         return HTMLResponse(_html("index.html"))
 
     async def runs(request: Request) -> Response:
-        return JSONResponse({"runs": web.runs(), "runs_dir": str(web.runs_dir)})
+        who = access.who(request)
+        refused = _unsigned(web, who)
+        if refused is not None:
+            return refused
+        found = [r for r in web.runs() if who is None or who.may_use(r["id"])]
+        return JSONResponse({"runs": found, "runs_dir": str(web.runs_dir)})
+
+    async def me(request: Request) -> Response:
+        who = access.who(request)
+        return JSONResponse(
+            {"name": who.name if who else None, "run": who.run_id if who else None,
+             "open_reading": web.open_reading}
+        )  # fmt: skip
+
+    async def owner_login(request: Request) -> Response:
+        session = access.redeem(request.query_params.get("key", ""))
+        if session is None:
+            text = (
+                "This sign-in link is wrong or was used already. Each link `society web` "
+                "prints works once: restart `society web` for a new one."
+            )
+            return HTMLResponse(f"<!doctype html><p>{text}</p>", status_code=403)
+        return _session_cookie(RedirectResponse("/", status_code=303), session)
+
+    async def login(request: Request) -> Response:
+        refused = refusal(request)
+        if refused is not None:
+            return JSONResponse({"error": refused}, status_code=403)
+        try:
+            body = await request.json()
+            credential = Credential(
+                run_id=str(body["run_id"]), sender=str(body["sender"]),
+                user=str(body["user"]), password=str(body["password"]),
+            )  # fmt: skip
+        except (ValueError, KeyError, TypeError):
+            text = "send the credential file `society invite` wrote for you"
+            return JSONResponse({"error": text}, status_code=400)
+        session = access.sign_in(credential)
+        if session is None:
+            text = "not a credential this run issued to a person"
+            return JSONResponse({"error": text}, status_code=403)
+        who = access.who_of(session)
+        answer = JSONResponse({"name": who.name, "run": who.run_id})
+        return _session_cookie(answer, session)
+
+    async def logout(request: Request) -> Response:
+        refused = refusal(request)
+        if refused is not None:
+            return JSONResponse({"error": refused}, status_code=403)
+        access.sign_out(request)
+        answer = JSONResponse({"ok": "signed out"})
+        answer.delete_cookie(COOKIE, path="/")
+        return answer
 
     async def run_page(request: Request) -> Response:
         return HTMLResponse(_html("run.html"))
 
     async def run_json(request: Request) -> Response:
         run_id = request.path_params["run_id"]
+        who = access.who(request)
+        refused = _unsigned(web, who, run_id)
+        if refused is not None:
+            return refused
         try:
             page = await web.page(run_id)
         except (SocietyError, BusError) as exc:
             return JSONResponse({"error": str(exc)}, status_code=404)
         data = page.to_json(writable=not web.read_only(run_id))
-        data["person"] = person_name(web.person)
+        data["person"] = who.name if who else None
         return JSONResponse(data)
 
     async def prompt(request: Request) -> Response:
         run_id, sha = request.path_params["run_id"], request.path_params["sha"]
+        refused = _unsigned(web, access.who(request), run_id)
+        if refused is not None:
+            return refused
         if not sha.isalnum():
             return JSONResponse({"error": "bad prompt id"}, status_code=400)
         path = web.folder_of(subjects.check_token(run_id, "run id")) / "prompts" / f"{sha}.json"
@@ -241,25 +329,59 @@ def make_app(web: WebApp) -> Starlette:
 
     async def act(request: Request) -> Response:
         run_id = request.path_params["run_id"]
+        refused = refusal(request)
+        if refused is not None:
+            return JSONResponse({"error": refused}, status_code=403)
+        who = access.who(request)
+        if who is None:
+            text = "sign in first: open the link `society web` printed, or use your credential"
+            return JSONResponse({"error": text}, status_code=401)
+        if not who.may_use(run_id):
+            return JSONResponse({"error": f"you may act on run {who.run_id} only"}, 403)
         if web.read_only(run_id):
             return JSONResponse({"error": "an opened log is read-only"}, status_code=403)
-        body = await request.json()
         try:
-            done = await web.act(run_id, str(body.get("name", "")), body)
+            body = await request.json()
+        except ValueError:
+            return JSONResponse({"error": "the body is not JSON"}, status_code=400)
+        if not isinstance(body, dict):
+            return JSONResponse({"error": "the body is a JSON object"}, status_code=400)
+        named = body.get("name")
+        if named not in (None, "", who.name):
+            text = f"you are signed in as {who.name}; you cannot act as {named}"
+            return JSONResponse({"error": text}, status_code=403)
+        try:
+            done = await web.act(run_id, who, body)
         except (SocietyError, BusError, TimeoutError) as exc:
             return JSONResponse({"error": str(exc) or type(exc).__name__}, status_code=400)
         return JSONResponse({"ok": done})
 
+    hosts = allowed_hosts or ["127.0.0.1", "localhost", "::1", "[::1]"]
     return Starlette(
         routes=[
             Route("/", index),
+            Route("/login", owner_login),
+            Route("/api/me", me),
+            Route("/api/login", login, methods=["POST"]),
+            Route("/api/logout", logout, methods=["POST"]),
             Route("/api/runs", runs),
             Route("/runs/{run_id}", run_page),
             Route("/api/runs/{run_id}", run_json),
             Route("/api/runs/{run_id}/prompts/{sha}", prompt),
             Route("/api/runs/{run_id}/act", act, methods=["POST"]),
-        ]
+        ],
+        middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)],
     )
+
+
+def allowed_hosts_for(host: str) -> list[str]:
+    """The Host names a server listening on ``host`` answers: the loopback names, and the
+    address itself; any name when it listens on every address (reading then needs a
+    session anyway)."""
+    loopback = ["127.0.0.1", "localhost", "::1", "[::1]"]
+    if host in ("0.0.0.0", "::", ""):
+        return ["*"]
+    return loopback if host in loopback else [host, *loopback]
 
 
 async def serve(
@@ -268,8 +390,9 @@ async def serve(
     """Serve until interrupted; prints the address once it listens."""
     import uvicorn
 
-    web = WebApp(runs_dir, person, extra)
-    config = uvicorn.Config(make_app(web), host=host, port=port, log_level="warning")
+    web = WebApp(runs_dir, person, extra, open_reading=is_loopback(host))
+    app = make_app(web, allowed_hosts_for(host))
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     try:
@@ -281,7 +404,24 @@ async def serve(
             msg = f"the web view could not listen on {host}:{port} (in use? try --port 0)"
             raise SocietyError(msg)
         bound = server.servers[0].sockets[0].getsockname()[1]
-        print(f"society web: http://{host}:{bound}/ (runs in {runs_dir}; Ctrl-C stops)", flush=True)
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+        base = f"http://{shown}:{bound}"
+        print(f"society web: {base}/ (runs in {runs_dir}; Ctrl-C stops)", flush=True)
+        print(
+            f"sign in as {web.access.owner} (once, this link only): "
+            f"{base}/login?key={web.access.owner_key}",
+            flush=True,
+        )
+        print(
+            "invited people sign in on the page with the credential file `society invite` "
+            "wrote for them",
+            flush=True,
+        )
+        if not web.open_reading:
+            print(
+                f"listening beyond loopback ({host}): reading runs needs signing in too",
+                flush=True,
+            )
         await task
     finally:
         server.should_exit = True

@@ -91,10 +91,12 @@ async def cli(*args: str) -> AsyncIterator[Proc]:
 
 
 @contextlib.asynccontextmanager
-async def web(runs: Path) -> AsyncIterator[str]:
+async def web(runs: Path) -> AsyncIterator[tuple[str, str]]:
+    """A `society web` of ``runs``; yields its address and the owner's sign-in link."""
     async with cli("web", "--runs-dir", str(runs), "--port", "0", "--name", "alice") as proc:
         said = await proc.line_with("society web: http://")
-        yield said.split()[2].rstrip("/")
+        link = await proc.line_with("sign in as alice (once, this link only): ")
+        yield said.split()[2].rstrip("/"), link.split(": ", 1)[1].strip()
 
 
 async def test_a_person_approves_and_answers_from_the_browser(tmp_path: Path) -> None:
@@ -111,9 +113,12 @@ async def test_a_person_approves_and_answers_from_the_browser(tmp_path: Path) ->
         run_id = attach.split("society attach ")[1].split()[0]
         browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         try:
-            async with web(runs) as url:
+            async with web(runs) as (url, sign_in):
                 page = await browser.new_page(viewport={"width": 1280, "height": 1000})
+                await page.goto(sign_in)  # as the README says: the link society web printed
+                await expect(page.locator("#me")).to_contain_text("Signed in as alice")
                 await page.goto(f"{url}/runs/{run_id}")
+                await expect(page.locator("#who")).to_contain_text("You are alice")
                 approval = page.locator('.q[data-question="#1"]')
                 await expect(approval).to_contain_text("plan approval", timeout=60_000)
                 await expect(approval).to_contain_text("Approve plan 1")
@@ -143,7 +148,7 @@ async def test_a_person_approves_and_answers_from_the_browser(tmp_path: Path) ->
             ]
             assert answers[1].payload.text == "Atkin, please"  # type: ignore[union-attr]
 
-            async with web(runs) as url:  # a new server: the finished run is read from its log
+            async with web(runs) as (url, _):  # a new server: the finished run is read from its log
                 page = await browser.new_page()
                 await page.goto(f"{url}/")
                 await expect(page.locator("#runs")).to_contain_text(run_id)
