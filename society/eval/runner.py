@@ -191,9 +191,7 @@ async def run_eval(
     return results, out
 
 
-async def _answered(
-    suite: Suite, case: Case, arm: Arm, repeat: int, ctx: EvalContext
-) -> Answered:
+async def _answered(suite: Suite, case: Case, arm: Arm, repeat: int, ctx: EvalContext) -> Answered:
     """The arm's answer; whatever breaks is this case's answer (``crashed``), not the eval's."""
     started = time.monotonic()
     try:

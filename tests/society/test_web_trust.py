@@ -24,7 +24,11 @@ pytestmark = [pytest.mark.nats, pytest.mark.timeout(240)]
 async def invite(runs: Path, run_id: str, name: str) -> dict[str, str]:
     async with cli("invite", run_id, "--name", name, "--runs-dir", str(runs)) as proc:
         said = await proc.line_with("a credential for run")
-    return json.loads(Path(said.rsplit(": ", 1)[1].strip()).read_text())  # type: ignore[no-any-return]
+    return read_credential(said.rsplit(": ", 1)[1].strip())
+
+
+def read_credential(path: str) -> dict[str, str]:
+    return json.loads(Path(path).read_text())  # type: ignore[no-any-return]
 
 
 async def test_only_the_people_of_the_run_act_and_each_under_their_own_name(tmp_path: Path) -> None:
