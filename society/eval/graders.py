@@ -70,6 +70,11 @@ def _subject(grader: Grader, sub: Submission) -> tuple[str | None, JsonValue]:
     return (value if isinstance(value, str) else json.dumps(value)), value
 
 
+def _num(x: float) -> str:
+    """A number as written: integers whole, others to ten significant digits."""
+    return str(int(x)) if x.is_integer() and abs(x) < 1e18 else f"{x:.10g}"
+
+
 def _norm(text: str, case_sensitive: bool) -> str:
     text = " ".join(text.split())
     return text if case_sensitive else text.casefold()
@@ -103,10 +108,11 @@ def _text_grade(grader: Contains | Regex | Number | Equals, sub: Submission) -> 
             bound = max(grader.tolerance, abs(grader.value) * grader.relative)
             found = numbers_in(text)
             hit = next((x for x in found if abs(x - grader.value) <= bound), None)
+            want = f"{_num(grader.value)} ± {bound:g}"
             if hit is None:
-                seen = ", ".join(f"{x:g}" for x in found[:8]) or "no number"
-                return Grade("number", False, f"want {grader.value:g} ± {bound:g}; saw {seen}")
-            return Grade("number", True, f"{hit:g} within {bound:g} of {grader.value:g}")
+                seen = ", ".join(_num(x) for x in found[:8]) or "no number"
+                return Grade("number", False, f"want {want}; saw {seen}")
+            return Grade("number", True, f"{_num(hit)} is {want}")
         case Equals():
             return _equals(grader, text, raw)
         case _:
