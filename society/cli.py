@@ -89,11 +89,30 @@ def version() -> None:
 @app.command()
 def validate(
     scenario: Annotated[Path, typer.Argument(help="Scenario YAML file")],
+    explain: Annotated[
+        bool,
+        typer.Option(
+            "--explain",
+            help="Also list what it would start, read and contact on this machine (review a "
+            "scenario you were sent before running it)",
+        ),
+    ] = False,
 ) -> None:
     """Check a scenario file: every problem names the file, line and field (exit 2)."""
     loaded = load_or_exit(scenario)
     roles = ", ".join(f"{r}→{m}" for r, m in loaded.roles.model_names().items())
     out.print(f"[green]ok[/] {scenario}: scenario {loaded.name!r} ({roles})", highlight=False)
+    if explain:
+        from society.cli_support import escape
+        from society.exposure import exposure_of
+
+        lines = exposure_of(loaded).lines()
+        if not lines:
+            out.print("it starts, reads and contacts nothing outside the sandbox")
+        else:
+            out.print("on this machine it would:")
+            for line in lines:
+                out.print(f"  - {escape(line)}", highlight=False)
 
 
 @app.command()

@@ -65,6 +65,26 @@ def replay(
     scenario: Annotated[
         Path | None, typer.Option("--scenario", help="With --fork-at: continue on this scenario")
     ] = None,
+    trust_bundle: Annotated[
+        bool,
+        typer.Option(
+            "--trust-bundle",
+            help="With --fork-at: continue on the log's own scenario even though it starts "
+            "commands, reads environment variables or contacts hosts (read the list first)",
+        ),
+    ] = False,
+    model: Annotated[
+        str | None,
+        typer.Option(
+            "--model", help="With --fork-at: your OpenAI(-compatible) model for every role"
+        ),
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="With --fork-at: the server of --model")
+    ] = None,
+    api_key_env: Annotated[
+        str | None, typer.Option(help="With --fork-at: the variable holding --model's API key")
+    ] = None,
     pace: Annotated[
         bool, typer.Option("--pace/--no-pace", help="Re-run at the recorded speed")
     ] = True,
@@ -115,14 +135,17 @@ def replay(
             or_exit(lambda: show_prompt(src.records, src.run_dir, prompt, out.real))
             return
         if rerun or fork_at is not None:
+            from society.models.factory import override_spec
             from society.runner import RunOptions  # the whole run machinery: only here
 
+            override = override_spec(model, base_url, api_key_env) if model else None
             _rerun_or_fork(
                 src,
-                RunOptions(nats_url=nats, runs_dir=runs_dir, live=True),
+                RunOptions(nats_url=nats, runs_dir=runs_dir, live=True, model_override=override),
                 fork_at,
                 changed,
                 pace=pace,
+                trust=trust_bundle,
             )
             return
         all_entries = entries(src.records)
@@ -139,12 +162,23 @@ def _rerun_or_fork(
     changed: "Scenario | None",
     *,
     pace: bool,
+    trust: bool,
 ) -> None:
+    from society.errors import RunError, UntrustedScenario
     from society.replay import rerun as reruns
     from society.replay import view
 
     if fork_at is not None:
-        outcome = guarded(lambda: reruns.fork(src, fork_at, options, changed, err.real, pace=pace))
+        override = options.model_override
+        try:  # before anything starts: what the log's own scenario would do here
+            reruns.fork_scenario(src, fork_at, changed, override=override, trust=trust)
+        except (UntrustedScenario, RunError) as exc:
+            raise fail(str(exc), EXIT_BAD_INPUT) from None
+        outcome = guarded(
+            lambda: reruns.fork(
+                src, fork_at, options, changed, err.real, pace=pace, override=override, trust=trust
+            )
+        )
         out.print(f"fork of {src.run_id}@{fork_at}: run {outcome.run_id} in {outcome.run_dir}")
         raise typer.Exit(outcome.exit_code)
     report = guarded(lambda: reruns.rerun(src, options, err.real, pace=pace))

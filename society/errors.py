@@ -3,6 +3,7 @@
 SocietyError
 ├── ScenarioError       a scenario file is missing, not YAML, or not valid (with locations)
 ├── ModelConfigError    a model in the scenario cannot be built
+├── UntrustedScenario   someone else's scenario would start, read or contact things here
 └── RunError            a run could not start or be attached to
 """
 
@@ -19,6 +20,7 @@ __all__ = [
     "ScenarioIssue",
     "ServerUnreachable",
     "SocietyError",
+    "UntrustedScenario",
 ]
 
 
@@ -52,6 +54,15 @@ class ScenarioError(SocietyError, ValueError):
 
 class ModelConfigError(SocietyError):
     """A model client could not be built from its config."""
+
+
+class UntrustedScenario(SocietyError):
+    """A scenario the person did not choose (a bundle's, a log's) would start commands,
+    read environment variables or contact hosts; ``lines`` says each."""
+
+    def __init__(self, message: str, lines: list[str]) -> None:
+        self.lines = lines
+        super().__init__(message)
 
 
 class RunError(SocietyError):

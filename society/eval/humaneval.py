@@ -92,5 +92,7 @@ def humaneval_suite(
         )
         for p in chosen
     ]
-    base = defaults or Defaults(budgets=BudgetSettings(wall_s=420, calls=16, replans=1, sandbox_s=180))
+    base = defaults or Defaults(
+        budgets=BudgetSettings(wall_s=420, calls=16, replans=1, sandbox_s=180)
+    )
     return Suite(name="humaneval", defaults=base, cases=cases, base_dir=Path.cwd())

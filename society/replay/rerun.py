@@ -20,9 +20,11 @@ from rich.console import Console
 
 from bus import ConnectOptions, Envelope
 from bus.logfile import LogRecord, read_jsonl
+from bus.payloads import Goal
 from roles.execution import CodeRunner
 from society.assembly import docker_sandbox
-from society.errors import RunError
+from society.errors import RunError, UntrustedScenario
+from society.exposure import exposure_of
 from society.models.factory import ModelFactory
 from society.models.spec import ModelSpec
 from society.replay.compare import Divergence, first_divergence
@@ -42,7 +44,7 @@ from society.scenario import Scenario
 from society.tools import Tools
 from society.tools.recorded import RecordedTools
 
-__all__ = ["RerunReport", "fork", "numbered", "rerun"]
+__all__ = ["RerunReport", "fork", "fork_scenario", "numbered", "rerun"]
 
 
 @dataclass(frozen=True)
@@ -160,6 +162,49 @@ async def rerun(
     return RerunReport(outcome, first_divergence(numbered(records), numbered(new)))
 
 
+def fork_scenario(
+    source: LogSource,
+    at: int,
+    scenario: Scenario | None = None,
+    *,
+    override: ModelSpec | None = None,
+    trust: bool = False,
+) -> Scenario:
+    """The scenario a fork at ``at`` continues on: the person's own (``scenario``), or the
+    log's, with its models replaced by ``override`` when given. The log's own is refused
+    (`UntrustedScenario`, listing why) when it would start commands, read environment
+    variables, contact other hosts or import other clients here, unless ``trust``."""
+    goal_at = next(
+        (n for n, env in numbered(source.records) if isinstance(env.payload, Goal)), None
+    )
+    if goal_at is None:
+        msg = "the log holds no goal message: nothing can be forked from it"
+        raise RunError(msg)
+    if not goal_at <= at <= len(source.records):
+        msg = (
+            f"--fork-at {at}: a fork starts at or after the goal (message {goal_at}); "
+            f"use --fork-at {goal_at}..{len(source.records)}"
+        )
+        raise RunError(msg)
+    if scenario is not None:
+        return scenario
+    chosen = _scenario(source, Recorded.from_records(source.records, upto=at))
+    if override is not None:
+        chosen = chosen.model_copy(update={"models": dict.fromkeys(chosen.models, override)})
+    exposure = exposure_of(chosen, models=override is None)
+    if exposure.needs_trust and not trust:
+        lines = exposure.lines()
+        msg = (
+            f"{source.where}'s scenario would, on this machine:\n"
+            + "\n".join(f"  - {line}" for line in lines)
+            + "\nNothing was started. Fork on a scenario of your own (--scenario FILE, and "
+            "--model/--base-url/--api-key-env for your model), or pass --trust-bundle once "
+            "you have read this list and accept it."
+        )
+        raise UntrustedScenario(msg, lines)
+    return chosen
+
+
 async def fork(
     source: LogSource,
     at: int,
@@ -168,13 +213,13 @@ async def fork(
     console: Console | None = None,
     *,
     pace: bool = True,
+    override: ModelSpec | None = None,
+    trust: bool = False,
 ) -> RunOutcome:
-    """Replay messages 1..``at`` of the log, then continue live as a new run."""
-    if not 1 <= at <= len(source.records):
-        msg = f"--fork-at {at}: the log has messages 1..{len(source.records)}"
-        raise RunError(msg)
+    """Replay messages 1..``at`` of the log, then continue live as a new run (on the
+    person's scenario, or on the log's own once it is trusted: `fork_scenario`)."""
+    chosen = fork_scenario(source, at, scenario, override=override, trust=trust)
     recorded = Recorded.from_records(source.records, upto=at)
-    chosen = scenario or _scenario(source, recorded)
     opts = _prepare(source, options, chosen.name)
     opts = _replaying(recorded, opts, live=True, pace=pace)
     opts = replace(
