@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 __all__ = ["eval_command"]
 
-BASELINES = ("direct", "program")
+BASELINES = ("direct", "program", "loop")
 
 
 def _arms(baseline: str) -> list[str]:
@@ -24,7 +24,7 @@ def _arms(baseline: str) -> list[str]:
         return ["society"]
     unknown = [b for b in chosen if b not in BASELINES]
     if unknown or not chosen:
-        text = f"--baseline takes direct, program, both (direct,program) or none, not {baseline!r}"
+        text = f"--baseline takes direct, program, loop (several: program,loop) or none, not {baseline!r}"
         raise fail(text, EXIT_BAD_INPUT)
     return ["society", *dict.fromkeys(chosen)]
 
@@ -83,12 +83,22 @@ def eval_command(
     repeat: Annotated[int, typer.Option(min=1, help="Answer every case this many times")] = 1,
     only: Annotated[str | None, typer.Option(help="Only these cases (comma-separated ids)")] = None,
     baseline: Annotated[
-        str, typer.Option(help="direct, program, direct,program or none (society only)")
+        str, typer.Option(help="direct, program, loop, several (program,loop) or none")
     ] = "program",
     out_path: Annotated[
         Path | None, typer.Option("--out", help="Results JSON (default: in the eval's folder)")
     ] = None,
     runs_dir: Annotated[Path, typer.Option(help="Where the eval's folder goes")] = Path("runs"),
+    loop_repairs: Annotated[
+        int, typer.Option(min=0, max=10, help="loop: repair calls after a failed check")
+    ] = 2,
+    loop_samples: Annotated[
+        int, typer.Option(min=0, max=20, help="loop: fresh samples after the repairs")
+    ] = 3,
+    loop_temperature: Annotated[
+        float, typer.Option(min=0.0, max=2.0, help="loop: the samples' temperature")
+    ] = 0.8,
+    loop_seed: Annotated[int, typer.Option(help="loop: the first sample's seed")] = 0,
     case_timeout: Annotated[
         float | None,
         typer.Option(min=1.0, help="Seconds one society run may take (default: wall budget+150)"),
@@ -124,10 +134,13 @@ def eval_command(
         override = override.model_copy(
             update={"config": {**override.config, "temperature": temperature}}
         )
+    from society.eval.arms import LoopSettings
     from society.eval.report import render_results
     from society.eval.runner import EvalSettings, run_eval
 
+    loop = LoopSettings(loop_repairs, loop_samples, loop_temperature, loop_seed)
     settings = EvalSettings(
+        loop=loop,
         arms=arms,  # type: ignore[arg-type]
         repeat=repeat,
         only=[c.strip() for c in (only or "").split(",") if c.strip()],
@@ -146,6 +159,16 @@ def eval_command(
             "structured": structured,
             "limit": limit,
             "seed": seed,
+            **(
+                {
+                    "loop_repairs": loop.repairs,
+                    "loop_samples": loop.samples,
+                    "loop_temperature": loop.temperature,
+                    "loop_seed": loop.seed,
+                }
+                if "loop" in arms
+                else {}
+            ),
         },
     )
     started = time.monotonic()

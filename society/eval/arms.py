@@ -24,7 +24,7 @@ from society.eval.graders import Submission
 from society.models.spec import ModelSpec
 from society.scenario import Scenario
 
-__all__ = ["Answered", "EvalContext", "run_society"]
+__all__ = ["Answered", "EvalContext", "LoopSettings", "run_society"]
 
 GRACE_S = 30.0
 """How long past a case's wall budget the runner waits for its final message."""
@@ -49,6 +49,17 @@ class Answered:
     extra: dict[str, JsonValue] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class LoopSettings:
+    """The ``loop`` baseline's limits (defaults: the FINDINGS measurement): repair calls
+    after a failed check, then fresh samples at ``temperature``, seeded from ``seed``."""
+
+    repairs: int = 2
+    samples: int = 3
+    temperature: float = 0.8
+    seed: int = 0
+
+
 @dataclass
 class EvalContext:
     """What every arm of one eval shares."""
@@ -61,6 +72,8 @@ class EvalContext:
     """``--model``: every role and baseline calls this model."""
     case_timeout_s: float | None = None
     """At most this long for one run (default: its wall budget plus slack)."""
+    loop: LoopSettings = field(default_factory=lambda: LoopSettings())
+    """The ``loop`` baseline's limits."""
 
 
 @asynccontextmanager

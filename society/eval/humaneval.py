@@ -81,7 +81,7 @@ def humaneval_suite(
         Case(
             id=p["task_id"].replace("/", "-").lower(),
             goal=HUMANEVAL_GOAL.format(prompt=p["prompt"]),
-            inputs={"function": p["prompt"]},
+            inputs={"function": p["prompt"], "entry_point": p["entry_point"]},
             answer="code",
             graders=[
                 PythonCheck(

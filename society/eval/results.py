@@ -13,8 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 __all__ = ["ARMS", "Arm", "EvalResults", "GradeRecord", "Record", "Totals", "load_results"]
 
-Arm = Literal["society", "direct", "program"]
-ARMS: tuple[Arm, ...] = ("society", "direct", "program")
+Arm = Literal["society", "direct", "program", "loop"]
+ARMS: tuple[Arm, ...] = ("society", "direct", "program", "loop")
 
 Status = str
 """How an arm ended: the run's final status (succeeded, failed, aborted,

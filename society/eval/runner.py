@@ -21,9 +21,10 @@ from rich.markup import escape
 
 from sandbox import Sandbox
 from society.errors import RunError
-from society.eval.arms import Answered, EvalContext, run_society
+from society.eval.arms import Answered, EvalContext, LoopSettings, run_society
 from society.eval.baselines import run_baseline
 from society.eval.graders import Submission, grade_all
+from society.eval.loop import run_loop
 from society.eval.results import Arm, EvalResults, GradeRecord, Record
 from society.eval.suite import Case, Suite
 from society.models.factory import ModelFactory
@@ -47,6 +48,8 @@ class EvalSettings:
     base_url: str | None = None
     case_timeout_s: float | None = None
     suite_path: str = ""
+    loop: LoopSettings = field(default_factory=LoopSettings)
+    """The ``loop`` baseline's limits (recorded in the results' settings)."""
     settings: dict[str, str | int | float | bool | None] = field(default_factory=dict)
 
 
@@ -165,7 +168,7 @@ async def run_eval(
     async with Sandbox(
         suite.defaults.sandbox, label=folder.name[:40], wait_for_removal=False
     ) as sb:
-        ctx = EvalContext(folder, sb, settings.override, settings.case_timeout_s)
+        ctx = EvalContext(folder, sb, settings.override, settings.case_timeout_s, settings.loop)
         for repeat in range(settings.repeat):
             for case in cases:
                 for arm in settings.arms:
@@ -211,5 +214,8 @@ async def _answer(suite: Suite, case: Case, arm: Arm, repeat: int, ctx: EvalCont
             baseline = arm
             folder = ctx.folder / "baselines" / f"{case.id}-{arm}-r{repeat}"
             return await run_baseline(suite, case, baseline, folder, ctx)
+        case "loop":
+            folder = ctx.folder / "baselines" / f"{case.id}-loop-r{repeat}"
+            return await run_loop(suite, case, folder, ctx, ctx.loop)
         case _:
             assert_never(arm)

@@ -106,6 +106,9 @@ class Case(_Strict):
     documents: list[str] = []
     """Files (relative to the suite) the researcher may read; baselines get their text."""
     graders: list[Grader] = Field(min_length=1)
+    checks: list[Grader] = []
+    """Checks an arm may run on its own answer (the ``loop`` baseline does): unlike the
+    graders, these are visible; never put the graded answer here."""
     answer: Literal["text", "code"] = "text"
     """What the answer is: text (a program baseline prints it), or the code of a Python
     function (HumanEval: the program baseline's code is the answer)."""

@@ -27,6 +27,7 @@ ROLE_LIMITS: dict[str, tuple[int, float]] = {
     "manager": (512, 60.0),
     "direct": (2048, 120.0),
     "program": (2048, 120.0),
+    "loop": (2048, 120.0),
 }
 """Each role's default ``max_tokens`` and per-call timeout (s) when the model sets none."""
 

@@ -150,3 +150,20 @@ def test_an_unreachable_model_server_fails_before_any_case_starts(tmp_path: Path
     assert done.returncode == 2, done.stdout + done.stderr
     assert "cannot reach the model server" in done.stderr
     assert not list(tmp_path.iterdir())  # no eval folder, no case
+
+
+def test_the_loop_repairs_from_a_visible_check_and_records_its_limits(tmp_path: Path) -> None:
+    out = tmp_path / "loop.json"
+    done = society(
+        "eval", str(SUITES / "scripted.yaml"), "--only", "right", "--baseline", "program,loop",
+        "--loop-repairs", "1", "--loop-samples", "0", "--runs-dir", str(tmp_path), "--out", str(out),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads(out.read_text())
+    assert results["arms"] == ["society", "program", "loop"]
+    assert results["settings"]["loop_repairs"] == 1 and results["settings"]["loop_samples"] == 0
+    loop = record(results, "right", "loop")
+    assert loop["passed"] and loop["calls"] == 2 and loop["answer"] == "42"
+    calls = [json.loads(x) for x in (Path(loop["folder"]) / "calls.jsonl").read_text().splitlines()]
+    assert "the product of 6 and 7 is even" in calls[1]["request"]["messages"][-1]["content"]
+    assert "calls per solved" in done.stdout and "loop" in done.stdout

@@ -1,0 +1,90 @@
+"""The examples a HumanEval prompt states in its own docstring, as checks a program can run
+without the grader's hidden tests.
+
+Forms read: a doctest (``>>> f(x)`` and the value on the next line), and ``f(x) == y``,
+``f(x) ➞ y``, ``f(x) => y``, ``f(x) -> y`` on one line. An example whose call or value is
+not a valid Python expression (``f(a) => False`` with a bare word ``a``, prose) is skipped,
+never counted against the code.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+
+__all__ = ["Example", "check_program", "examples_in"]
+
+Example = tuple[str, str]
+"""(call, expected value), both Python expressions."""
+
+_ARROW = re.compile(r"(?P<call>\b[A-Za-z_]\w*\(.*\))\s*(?:==|➞|=>|->)\s*(?P<want>.+?)\s*$")
+
+
+def _expression(text: str) -> bool:
+    try:
+        ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, ValueError):
+        return False
+    return bool(text.strip())
+
+
+def _bare_names(call: str, entry: str) -> bool:
+    """Whether ``call`` names a variable other than the function (``f(a)``): skip it."""
+    tree = ast.parse(call, mode="eval")
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return bool(names - {entry, *dir(builtins)})
+
+
+def examples_in(prompt: str, entry: str) -> list[Example]:
+    """The usable examples of the function ``entry`` in ``prompt``, in order."""
+    lines = prompt.splitlines()
+    found: list[Example] = []
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        call = want = ""
+        if stripped.startswith(">>>"):
+            call = stripped[3:].strip()
+            following = [ln.strip() for ln in lines[i + 1 : i + 2]]
+            want = following[0] if following and not following[0].startswith(">>>") else ""
+        else:
+            m = _ARROW.search(stripped)
+            if m is not None:
+                call, want = m.group("call"), m.group("want")
+        if not call or not want or f"{entry}(" not in call:
+            continue
+        if not (_expression(call) and _expression(want)):
+            continue
+        if _bare_names(call, entry) or _bare_names(want, entry):
+            continue
+        found.append((call, want))
+    return list(dict.fromkeys(found))
+
+
+CHECK = """\
+import math
+PROMPT = {prompt!r}
+CODE = {code!r}
+ENTRY = {entry!r}
+EXAMPLES = {examples!r}
+ns = {{}}
+exec(CODE if ("def " + ENTRY) in CODE else PROMPT + CODE, ns)
+for call, expected in EXAMPLES:
+    want = eval(expected, dict(ns))
+    try:
+        got = eval(call, ns)
+    except Exception as exc:
+        raise SystemExit(f"{{call}} raised {{type(exc).__name__}}: {{exc}} (expected {{expected}})")
+    same = got == want or (
+        isinstance(got, float) and isinstance(want, (int, float)) and math.isclose(got, want, rel_tol=1e-6)
+    )
+    if not same:
+        raise SystemExit(f"{{call}} returned {{got!r}}, expected {{expected}}")
+print(f"passed {{len(EXAMPLES)}} examples")
+"""
+
+
+def check_program(prompt: str, code: str, entry: str, examples: list[Example]) -> str:
+    """A program that defines the function from ``code`` and runs ``examples`` against it;
+    it exits non-zero with the first failure."""
+    return CHECK.format(prompt=prompt, code=code, entry=entry, examples=examples)
