@@ -38,7 +38,7 @@ def scripted(indexes: list[int], answers: dict[int, list[str]]) -> Suite:
 async def run(suite: Suite, tmp_path: Path, loop: LoopSettings) -> list[dict[str, object]]:
     settings = EvalSettings(arms=["loop"], runs_dir=tmp_path / "runs", loop=loop)
     console = Console(file=(tmp_path / "progress.txt").open("w"), width=120)
-    results, where = await run_eval(suite, settings, console)
+    _, where = await run_eval(suite, settings, console)
     return json.loads(where.read_text())["records"]  # type: ignore[no-any-return]
 
 
