@@ -18,15 +18,18 @@ __all__ = ["eval_command"]
 BASELINES = ("direct", "program", "loop")
 
 
-def _arms(baseline: str) -> list[str]:
+def _arms(baseline: str, society: bool) -> list[str]:
     chosen = [b.strip() for b in baseline.split(",") if b.strip()]
     if chosen == ["none"]:
+        if not society:
+            text = "--no-society with --baseline none leaves nothing to run"
+            raise fail(text, EXIT_BAD_INPUT)
         return ["society"]
     unknown = [b for b in chosen if b not in BASELINES]
     if unknown or not chosen:
         text = f"--baseline takes direct, program, loop (several: program,loop) or none, not {baseline!r}"
         raise fail(text, EXIT_BAD_INPUT)
-    return ["society", *dict.fromkeys(chosen)]
+    return ["society"] * society + list(dict.fromkeys(chosen))
 
 
 def _compare(paths: list[str]) -> None:
@@ -82,6 +85,9 @@ def eval_command(
     ] = 0.0,
     repeat: Annotated[int, typer.Option(min=1, help="Answer every case this many times")] = 1,
     only: Annotated[str | None, typer.Option(help="Only these cases (comma-separated ids)")] = None,
+    society: Annotated[
+        bool, typer.Option("--society/--no-society", help="Run the society arm (default: yes)")
+    ] = True,
     baseline: Annotated[
         str, typer.Option(help="direct, program, loop, several (program,loop) or none")
     ] = "program",
@@ -115,7 +121,7 @@ def eval_command(
     if humaneval == bool(paths) or len(paths) > 1:
         text = "give one suite file, or --humaneval (not both)"
         raise fail(text, EXIT_BAD_INPUT)
-    arms = _arms(baseline)
+    arms = _arms(baseline, society)
     modes = ("auto", "json_schema", "json_object", "ollama", "vllm", "prompt")
     if structured not in modes:
         text = f"--structured must be one of {', '.join(modes)}"

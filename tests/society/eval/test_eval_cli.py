@@ -156,11 +156,11 @@ def test_the_loop_repairs_from_a_visible_check_and_records_its_limits(tmp_path: 
     out = tmp_path / "loop.json"
     done = society(
         "eval", str(SUITES / "scripted.yaml"), "--only", "right", "--baseline", "program,loop",
-        "--loop-repairs", "1", "--loop-samples", "0", "--runs-dir", str(tmp_path), "--out", str(out),
+        "--no-society", "--loop-repairs", "1", "--loop-samples", "0", "--runs-dir", str(tmp_path), "--out", str(out),
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     results = json.loads(out.read_text())
-    assert results["arms"] == ["society", "program", "loop"]
+    assert results["arms"] == ["program", "loop"]  # --no-society: the baselines alone
     assert results["settings"]["loop_repairs"] == 1 and results["settings"]["loop_samples"] == 0
     loop = record(results, "right", "loop")
     assert loop["passed"] and loop["calls"] == 2 and loop["answer"] == "42"
