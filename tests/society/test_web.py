@@ -163,3 +163,60 @@ async def test_a_person_approves_and_answers_from_the_browser(tmp_path: Path) ->
                 await page.screenshot(path=str(ARTIFACTS / "web-finished-run.png"), full_page=True)
         finally:
             await browser.close()
+
+
+HOSTILE = """
+name: hostile
+goal: {text: "Report <img src=x onerror=window.__pwned=1> as text."}
+models: {default: {provider: scripted}}
+budgets: {wall_s: 120}
+script:
+  planner:
+    - answer:
+        success_criteria: ["<img src=x onerror=window.__pwned=2>"]
+        tasks:
+          - {id: show, role: coder, description: "Write <img src=x onerror=window.__pwned=3> down.", outputs: [answer]}
+  coder:
+    - answer: |
+        ```python
+        import json
+        open("<img src=x onerror=window.__pwned=4>.txt", "w").write("x")
+        json.dump({"answer": "<img src=x onerror=window.__pwned=5>"}, open("outputs.json", "w"))
+        ```
+"""
+
+
+@pytest.mark.docker
+async def test_markup_in_a_run_is_shown_as_text_and_never_runs(tmp_path: Path) -> None:
+    require(CHROMIUM is not None, "no Chromium (scripts/setup dev installs Debian's chromium)")
+    from playwright.async_api import async_playwright, expect
+
+    runs = tmp_path / "runs"
+    scenario = tmp_path / "hostile.yaml"
+    scenario.write_text(HOSTILE)
+    async with cli("run", str(scenario), "--runs-dir", str(runs)) as run:
+        await asyncio.wait_for(run.proc.wait(), 120)
+        assert run.proc.returncode == 0, "\n".join(run.lines[-30:])
+    (run_dir,) = runs.glob("hostile-*")
+    artifacts = [p.name for p in (run_dir / "artifacts").rglob("*") if p.is_file()]
+    assert "<img src=x onerror=window.__pwned=4>.txt" in artifacts
+    async with async_playwright() as pw, web(runs) as (url, _):
+        browser = await pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = await browser.new_page()
+            await page.goto(f"{url}/runs/{run_dir.name}")
+            await expect(page.locator("#status")).to_have_text("succeeded")
+            await expect(page.locator("#goal")).to_contain_text(
+                "<img src=x onerror=window.__pwned=1>"
+            )
+            await expect(page.locator("#final")).to_contain_text(
+                "<img src=x onerror=window.__pwned=5>"
+            )
+            graph = await page.locator("#graph").inner_html()  # the SVG drawn on the server
+            assert "<img" not in graph
+            await expect(page.locator("#conv")).to_contain_text("window.__pwned=3")  # the task
+            # (the artifact's name, pwned=4, is not shown on the page at all)
+            assert await page.evaluate("window.__pwned") is None  # no script ran
+            assert await page.locator("img").count() == 0  # no element was made from the text
+        finally:
+            await browser.close()
