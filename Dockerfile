@@ -5,7 +5,7 @@
 # Build it with scripts/build-image: the package and its dependencies are installed on the
 # host (`pip install --target build/image-site .`) and copied in, so the base needs no pip
 # and no network: python:3.11-slim where a registry answers, else the offline sandbox base
-# (`BASE=python:3.12-slim scripts/build-image`).
+# (`BASE=society-sandbox-base:bookworm scripts/build-image`).
 ARG BASE=python:3.11-slim
 FROM ${BASE}
 

@@ -9,7 +9,8 @@ waited and its output read per run; removal not counted), and
 `docker exec` per run), all in the same run, with the ratios, and which of the sandbox's
 hardening settings AutoGen's container lacks (from its HostConfig).
 
-    python bench/sandbox.py [--runs 40] [--image python:3.12-slim]
+    python bench/sandbox.py [--runs 40] [--image society-sandbox:1]
+    python bench/sandbox.py --against python:3.12-slim [--rounds 4]   # two images, interleaved
 
 Then back-to-back executions (issue 18): bursts of three executions, each started as the
 one before ends, from an idle pool of the default size; the third's latency against the
@@ -275,6 +276,37 @@ def report(label: str, timings: Timings) -> dict[str, float]:
     return p50s
 
 
+async def compare_images(image: str, against: str, rounds: int, runs: int) -> None:
+    """Warm p50 (``print(1+1)``) and the third/first back-to-back ratio of two images, measured
+    in alternation (A, B, A, B, …); the median and spread of each, and B's against A's."""
+    warm: dict[str, list[float]] = {against: [], image: []}
+    third: dict[str, list[float]] = {against: [], image: []}
+    for n in range(rounds):
+        for name in (against, image):
+            settings = SandboxSettings(image=name, pool_size=2, timeout_s=30)
+            timings = await bench_warm(settings, runs)
+            warm[name].append(statistics.median(timings["print(1+1)"]))
+            bursts = await bench_back_to_back(name, 6)
+            third[name].append(statistics.median(b[2] / b[0] for b in bursts[1:]))
+            print(
+                f"  round {n + 1} {name}: warm p50 {_ms(warm[name][-1])}, "
+                f"third/first {third[name][-1]:.2f}x",
+                flush=True,
+            )
+
+    def line(label: str, values: dict[str, list[float]], fmt: Callable[[float], str]) -> None:
+        for name in (against, image):
+            v = sorted(values[name])
+            median = statistics.median(v)
+            print(f"  {label} {name:<28} median {fmt(median)} (spread {fmt(v[0])}-{fmt(v[-1])})")
+        ratio = statistics.median(values[image]) / statistics.median(values[against])
+        print(f"  {label} {image} / {against}: {ratio:.2f}x")
+
+    print(f"\n{rounds} rounds, interleaved")
+    line("warm p50", warm, _ms)
+    line("third/first", third, lambda x: f"{x:.2f}x")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=40, help="timed runs per snippet (>= 30)")
@@ -283,7 +315,14 @@ async def main() -> None:
     parser.add_argument(
         "--only-back-to-back", action="store_true", help="skip the latency comparison"
     )
+    parser.add_argument("--against", help="compare --image with this image, interleaved")
+    parser.add_argument("--rounds", type=int, default=4, help="with --against: rounds of A, B")
     args = parser.parse_args()
+    if args.against:
+        print(f"sandbox bench: {args.image} against {args.against}, {args.runs} warm runs a round")
+        await compare_images(args.image, args.against, args.rounds, args.runs)
+        remove_containers(connect(), run=LABEL)
+        return
     settings = SandboxSettings(image=args.image, pool_size=2, timeout_s=30)
     client = connect()
     print(f"sandbox bench: {args.runs} timed runs per snippet after {WARMUP} warm-up runs")

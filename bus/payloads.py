@@ -47,6 +47,7 @@ __all__ = [
     "ToolCall",
     "ToolRequest",
     "Usage",
+    "Verdict",
 ]
 
 
@@ -152,6 +153,9 @@ class PlanDecision(_Payload):
     """Near-duplicate task ids merged into the kept one."""
     kept: list[str] = []
     """Task ids whose completed outputs carry over from an earlier revision."""
+    repaired: dict[str, str] = {}
+    """Wiring the manager mended instead of refusing the plan: ``"<task>.<field>[.<name>]"``
+    -> what it became (a role, an input's source, a dependency added or dropped)."""
 
 
 class TaskAssignment(_Payload):
@@ -196,6 +200,21 @@ class TaskResult(_Payload):
     cause: Literal["work", "model", "worker"] = "work"
     """Why it failed: the work itself, the model unreachable, or every worker dying."""
     summary: str = ""
+    checks: list[str] = []
+    """How the role checked its outputs, one sentence each (a second, independent program
+    gave the same values; the sources it read); empty: not checked."""
+    evidence: list[str] = []
+    """Ids of the messages that show the checks (the executions, the documents' reads)."""
+
+
+class Verdict(_Model):
+    """Whether a run's answer was checked, how, and the messages that show it."""
+
+    verified: bool
+    checks: list[str] = []
+    """What was checked, one sentence each; a failed check says what is wrong."""
+    evidence: list[str] = []
+    """Ids of the messages the checks rest on (results, executions)."""
 
 
 class ExecRequest(_Payload):
@@ -345,12 +364,16 @@ class Final(_Payload):
     CHANNEL: ClassVar[Channel] = Channel.FINAL
     DURABLE: ClassVar[bool] = True
     type: Literal["final"] = "final"
-    status: Literal["succeeded", "failed", "aborted", "budget_exhausted"]
+    status: Literal["succeeded", "unverified", "failed", "aborted", "budget_exhausted"]
+    """``succeeded`` only with a verified answer; ``unverified``: an answer no check
+    confirmed (or one contradicted), kept for the person to judge."""
     answer: str | None = None
     outputs: dict[str, JsonValue] = {}
     artifacts: list[Artifact] = []
     summary: str = ""
     reason: str = ""
+    verdict: Verdict | None = None
+    """The verification of the answer (None: the run stopped before one)."""
 
 
 class DeadLetter(_Payload):

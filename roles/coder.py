@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
@@ -20,11 +21,14 @@ from pydantic import JsonValue
 
 from bus import Envelope
 from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
+from roles.coder_hints import code_hints, describe_run
+from roles.cross_check import CHECK_NOTE, disagreements
 from roles.errors import TaskFailed
 from roles.execution import CodeRunner, ExecutionResult, notes_text, to_payload
 from roles.settings import CoderSettings
-from roles.structured import AnswerInvalid, CodeAnswer, code_from, shape_of
+from roles.structured import AnswerInvalid, code_from
 from roles.worker import WorkerRole
+from sandbox.manifest import missing_module_hint
 
 __all__ = ["Coder", "read_outputs"]
 
@@ -35,8 +39,16 @@ SYSTEM = """You are the coder of a team of AI agents. You write one self-contain
 program for a task. It runs in a sandbox with no network, in a working folder that holds
 inputs.json (the task's input values). Write the task's outputs to outputs.json as one
 JSON object with one key per output (a task with a single output may instead print it).
-Files you write in the working folder are kept as artifacts. Answer with the program in
-one ```python fenced block."""
+Files you write in the working folder are kept as artifacts. The program runs as it is:
+no input(), no command-line arguments, and code at module level (a function you define
+must be called). Shape:
+```python
+import json
+inputs = json.load(open("inputs.json"))
+# ... compute ...
+json.dump({"<output name>": value}, open("outputs.json", "w"))
+```
+Answer with the whole program in one ```python fenced block."""
 
 RESERVED = frozenset({"inputs.json", "outputs.json"})
 
@@ -71,8 +83,24 @@ def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValu
     raise AnswerInvalid(msg)
 
 
+def _hints(code: str, run: ExecutionResult, outputs: list[str]) -> str:
+    found = code_hints(code, run, outputs)
+    return "".join(f"\nHint: {h}" for h in found)
+
+
 def _tail(text: str, n: int = 2000) -> str:
     return text if len(text) <= n else "…" + text[-n:]
+
+
+@dataclass(frozen=True)
+class Solved:
+    """A program's outputs, the files it wrote, the id of its execution's result message,
+    and how many attempts it took."""
+
+    outputs: dict[str, JsonValue]
+    files: dict[str, bytes]
+    exec_id: str
+    attempts: int
 
 
 class Coder(WorkerRole[CoderSettings]):
@@ -90,15 +118,75 @@ class Coder(WorkerRole[CoderSettings]):
         return runner
 
     async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
-        """Write, run and fix code until it produces the outputs (bounded attempts)."""
+        """Write, run and fix code until it produces the outputs (bounded attempts); then,
+        with ``cross_check``, check them by a second program written independently, and a
+        third to break a tie."""
+        task = assignment.task
+        first = await self._solve(env, assignment, self.prompt(assignment))
+        if not self.settings.cross_check or not task.outputs:
+            check = (
+                "the program ran and wrote every output (no second computation: cross_check is off)"
+            )
+            return self._done(assignment, first, [check], [first.exec_id])
+        try:
+            second = await self._solve(env, assignment, self.prompt(assignment, CHECK_NOTE))
+        except TaskFailed as exc:
+            self.log.info("check program failed", task=task.id, error=str(exc)[:200])
+            return self._done(assignment, first, [], [], note="its check program failed")
+        differ = disagreements(first.outputs, second.outputs)
+        if not differ:
+            check = "a second program, written independently, gave the same values"
+            return self._done(assignment, first, [check], [first.exec_id, second.exec_id])
+        tie = (
+            f"{CHECK_NOTE} Two earlier programs disagree on: {'; '.join(differ)}. "
+            "Find out which is right."
+        )
+        try:
+            third = await self._solve(env, assignment, self.prompt(assignment, tie))
+        except TaskFailed:
+            return self._done(assignment, first, [], [], note=f"programs disagree: {differ}")
+        for kept, other in ((first, second), (second, first)):
+            if not disagreements(kept.outputs, third.outputs):
+                check = (
+                    "two of three programs, written independently, gave the same values "
+                    f"(the other gave {'; '.join(disagreements(kept.outputs, other.outputs))})"
+                )
+                return self._done(assignment, kept, [check], [kept.exec_id, third.exec_id])
+        return self._done(assignment, first, [], [], note=f"three programs disagree: {differ}")
+
+    def _done(
+        self,
+        assignment: TaskAssignment,
+        solved: Solved,
+        checks: list[str],
+        evidence: list[str],
+        note: str = "",
+    ) -> TaskResult:
+        task = assignment.task
+        summary = f"succeeded after {solved.attempts} attempt(s)"
+        return TaskResult(
+            task_id=task.id,
+            role=self.name,
+            attempt=assignment.attempt,
+            status="done",
+            outputs=solved.outputs,
+            artifacts=self._save_artifacts(task.id, solved.files),
+            summary=f"{summary}; unchecked: {note}" if note else summary,
+            checks=checks,
+            evidence=evidence,
+        )
+
+    async def _solve(
+        self, env: Envelope, assignment: TaskAssignment, convo: list[LLMMessage]
+    ) -> Solved:
+        """One program that runs and writes the outputs, fixed from its errors (bounded)."""
         settings = self.settings
         task = assignment.task
-        convo = self.prompt(assignment)
         inputs = json.dumps(assignment.inputs, ensure_ascii=False).encode()
         problem = ""
         for attempt in range(1, settings.max_attempts + 1):
-            schema = shape_of(CodeAnswer) if self.calls.structured_mode else None
-            reply = await self.calls.call(convo, parent=env, task_id=task.id, schema=schema)
+            # code as a fenced block, never JSON: small models mangle code escaped in JSON
+            reply = await self.calls.call(convo, parent=env, task_id=task.id)
             convo.append(AssistantMessage(content=reply.text, source=self.name))
             try:
                 code = code_from(reply.text)
@@ -106,23 +194,22 @@ class Coder(WorkerRole[CoderSettings]):
                 problem = str(exc)
                 convo.append(self._feedback(problem))
                 continue
-            run = await self._execute(env, task.id, code, {"inputs.json": inputs})
+            run, exec_id = await self._execute(env, task.id, code, {"inputs.json": inputs})
             problem = self._problem(run)
+            if run.exit_code not in (0, None) and not run.timed_out:
+                problem += missing_module_hint(run.stderr, self.deps.libraries)
+                problem += _hints(code, run, task.outputs)
             if not problem:
                 try:
                     outputs = read_outputs(task.outputs, run)
                 except AnswerInvalid as exc:
-                    problem = str(exc) + notes_text(run)
-                else:
-                    return TaskResult(
-                        task_id=task.id,
-                        role=self.name,
-                        attempt=assignment.attempt,
-                        status="done",
-                        outputs=outputs,
-                        artifacts=self._save_artifacts(task.id, run.files),
-                        summary=f"succeeded after {attempt} attempt(s)",
+                    problem = (
+                        f"{exc}\n{describe_run(run, task.outputs)}"
+                        + _hints(code, run, task.outputs)
+                        + notes_text(run)
                     )
+                else:
+                    return Solved(outputs, dict(run.files), exec_id, attempt)
             self.log.info(
                 "code attempt failed", task=task.id, attempt=attempt, problem=problem[:200]
             )
@@ -132,7 +219,7 @@ class Coder(WorkerRole[CoderSettings]):
 
     async def _execute(
         self, env: Envelope, task_id: str, code: str, files: dict[str, bytes]
-    ) -> ExecutionResult:
+    ) -> tuple[ExecutionResult, str]:
         timeout = self.deps.sandbox_timeout_s
         req_id = await self.send(
             ExecRequest(code=code, input_files=sorted(files), timeout_s=timeout),
@@ -148,11 +235,11 @@ class Coder(WorkerRole[CoderSettings]):
                 await guard.release(held)
         if guard is not None:
             await guard.add_sandbox(run.wall_s)
-        await self.send(to_payload(run, LOG_FILE_CAP), parent=req_id, task_id=task_id)
+        result_id = await self.send(to_payload(run, LOG_FILE_CAP), parent=req_id, task_id=task_id)
         await self.send(
             Usage(kind="sandbox", sandbox_s=round(run.wall_s, 6)), parent=req_id, task_id=task_id
         )
-        return run
+        return run, result_id
 
     @staticmethod
     def _problem(run: ExecutionResult) -> str:
@@ -197,8 +284,8 @@ class Coder(WorkerRole[CoderSettings]):
             )
         return artifacts
 
-    def prompt(self, assignment: TaskAssignment) -> list[LLMMessage]:
-        """The first messages for a coding task."""
+    def prompt(self, assignment: TaskAssignment, note: str = "") -> list[LLMMessage]:
+        """The first messages for a coding task (``note``: what a check program is told)."""
         task = assignment.task
         parts = [
             f"Overall goal: {assignment.goal}",
@@ -211,10 +298,15 @@ class Coder(WorkerRole[CoderSettings]):
                 else "{}"
             ),
         ]
-        notes = assignment.notes + self.talk.take_remarks()
+        notes = assignment.notes + (self.talk.take_remarks() if not note else [])
         if notes:
             parts.append("Keep in mind:\n- " + "\n- ".join(notes))
+        if note:
+            parts.append(note)
+        system = SYSTEM
+        if self.deps.libraries is not None:
+            system += f"\nThe sandbox has {self.deps.libraries.described()}; nothing else can be installed."
         return [
-            self.system_prompt(SYSTEM),
+            self.system_prompt(system),
             UserMessage(content="\n\n".join(parts), source="manager"),
         ]

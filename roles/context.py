@@ -21,6 +21,7 @@ from roles.memory import Corpus, Memory
 from roles.model_access import ModelAccess
 from roles.settings import HumanSettings, PresenceSettings, RoleSettings
 from roles.tools import PromptRecorder, ToolBox
+from sandbox.manifest import Manifest
 
 __all__ = ["RoleContext", "RoleDeps", "S"]
 
@@ -47,6 +48,8 @@ class RoleDeps:
     """Where the coder runs programs: the sandbox, or recorded results in a re-run."""
     sandbox_timeout_s: float = 30.0
     """Wall-clock limit of one program run."""
+    libraries: Manifest | None = None
+    """What the sandbox image holds (the coder's prompt names it; None: not known)."""
     budgets: BudgetSettings = field(default_factory=BudgetSettings)
     """The run's limits (the manager enforces them)."""
     tools: ToolBox | None = None

@@ -6,6 +6,8 @@ Uses: the model (and budget guard), and long-term memory for lessons.
 
 from __future__ import annotations
 
+import copy
+import functools
 import json
 
 from autogen_core.models import LLMMessage, UserMessage
@@ -19,20 +21,29 @@ from roles.base import Role
 from roles.context import RoleContext
 from roles.errors import BudgetExceeded, ModelAnswerError, TaskFailed
 from roles.settings import PlannerSettings
+from roles.structured import AnswerShape
 
-__all__ = ["PlanAnswer", "Planner"]
+__all__ = ["PlanAnswer", "Planner", "plan_shape"]
 
 SYSTEM = """You are the planner of a team of AI agents. You turn a goal into:
 1. success_criteria: a few concrete, checkable statements that are true when the goal is met;
-2. tasks: a dependency graph of tasks, each done by one role.
+2. tasks: the fewest tasks that do the job. One task is the right plan for a goal that one
+   program can answer; split only where the roles must differ (reading documents, then
+   computing) or where parts are truly independent.
 
-Each task has: id (letters, digits, '_' or '-'), role, description (self-contained),
-inputs (names of values it needs), outputs (names of values it produces), depends_on
-(ids of tasks that must finish first), effort (relative, > 0) and value (relative, >= 0).
-Every input must be an output of a task it depends on (directly or transitively) or a
-value given with the goal. Tasks that do not depend on each other run in parallel: prefer
-independent branches that join at the end. Produce an output named "answer" holding the
-final answer to the goal.
+The roles:
+- coder: writes and runs a Python program. Everything that is computed goes to the coder:
+  arithmetic, counting, dates, statistics, unit conversion, tables, text processing.
+- researcher: answers from the documents given with the goal (it cannot run code).
+Use only the roles listed in the request.
+
+Each task has: id (a short identifier such as compute), role, description (self-contained:
+exactly what to compute, with the goal's own words and values, and what to report),
+inputs (names of values it reads: the goal's values, or outputs of tasks it depends on),
+outputs (identifiers such as total_days), depends_on (ids of tasks that must finish
+first). Every task can read the values given with the goal. The last task has an output
+named "answer": the final answer to the goal, one sentence that states every value the
+goal asks for.
 
 Answer with one JSON object only:
 {"success_criteria": [...], "tasks": [...], "rationale": "..."}"""
@@ -50,6 +61,33 @@ class PlanAnswer(BaseModel):
     success_criteria: list[str] = Field(min_length=1)
     tasks: list[TaskSpec] = Field(min_length=1)
     rationale: str = ""
+
+
+IDENTIFIER = "^[A-Za-z_][A-Za-z0-9_]{0,39}$"
+"""What a task id or a value name may be in the plan schema sent to the model."""
+
+
+@functools.cache
+def plan_shape(roles: tuple[str, ...]) -> AnswerShape[PlanAnswer]:
+    """The plan's schema as the model is held to it: ``role`` one of the run's roles, ids
+    and value names identifiers, so constrained decoding rules those mistakes out (the
+    manager still validates, and refuses what gets through, saying what to change)."""
+    doc = copy.deepcopy(PlanAnswer.model_json_schema())
+    task = doc["$defs"]["TaskSpec"]["properties"]
+    if roles:
+        task["role"] = {**task["role"], "enum": list(roles)}
+    task["id"] = {**task["id"], "pattern": IDENTIFIER}
+    for name in ("inputs", "outputs", "depends_on"):
+        task[name] = {**task[name], "items": {"type": "string", "pattern": IDENTIFIER}}
+    known = set(roles)
+
+    def check(answer: PlanAnswer) -> str | None:
+        wrong = [f"{t.id}: {t.role!r}" for t in answer.tasks if known and t.role not in known]
+        if wrong:
+            return f"tasks name roles that do not exist ({', '.join(wrong)}); use one of {', '.join(roles)}"
+        return None
+
+    return AnswerShape(PlanAnswer, doc, check)
 
 
 class Planner(Role[PlannerSettings]):
@@ -85,7 +123,11 @@ class Planner(Role[PlannerSettings]):
             self.lessons = await self.recall(request.goal, parent=env)
         try:
             answer = await self.calls.structured(
-                self.prompt(request), PlanAnswer, what="plan", parent=env, task_id=None
+                self.prompt(request),
+                plan_shape(tuple(request.roles)),
+                what="plan",
+                parent=env,
+                task_id=None,
             )
         except (ModelAnswerError, TaskFailed) as exc:
             await self.send(

@@ -90,6 +90,18 @@ def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
     return AnswerShape(ResearchAnswer, doc, missing)
 
 
+def _checks(cited: list[str], hits: list[Hit], *, required: bool | None) -> list[str]:
+    """The answer's check: it cites documents it was given (sources it did not read, or
+    none at all, check nothing — unless sources are not required)."""
+    read = {h.source for h in hits if h.kind != "lesson"}
+    real = [c for c in cited if c in read]
+    if real:
+        return [f"it cites the documents it read: {', '.join(real)}"]
+    if required is False:
+        return ["answered without citing a document it read (require_sources is off)"]
+    return []
+
+
 class Researcher(WorkerRole[ResearcherSettings]):
     """Does research tasks."""
 
@@ -140,6 +152,7 @@ class Researcher(WorkerRole[ResearcherSettings]):
             status="done",
             outputs={name: given[name] for name in task.outputs},  # extra keys are ignored
             summary=answer.summary,
+            checks=_checks(answer.sources, hits, required=self.settings.require_sources),
         )
 
     async def _ask_human(self, env: Envelope, question: str) -> str:

@@ -93,6 +93,10 @@ class ResearcherSettings(RoleSettings):
     """Document passages put into the prompt."""
     max_consults: int = Field(default=3, ge=0, le=50)
     """Questions the researcher may ask the planner per task."""
+    require_sources: bool | None = None
+    """An answer counts as checked only when it cites documents it read; one that cites
+    none leaves the run ``unverified``. Default: on for live models, off for scripted
+    answers (their check then says that no document was required)."""
 
 
 class CoderSettings(RoleSettings):
@@ -102,6 +106,10 @@ class CoderSettings(RoleSettings):
     """Runs per task: the first try plus fixes."""
     tools: list[str] = []
     """MCP tools it may call: ``server`` (all its tools) or ``server.tool`` (see ``tools``)."""
+    cross_check: bool | None = None
+    """Check each task's outputs by a second program written independently (a third breaks
+    a tie); outputs no check confirmed leave the run ``unverified``. Default: on for live
+    models, off for scripted answers (their outputs are then checked only for being there)."""
 
 
 class CriticSettings(RoleSettings):

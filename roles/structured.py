@@ -29,6 +29,7 @@ __all__ = [
 M = TypeVar("M", bound=BaseModel)
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*\n(.*?)```", re.S)
+_LANGUAGE_LINE = re.compile(r"\A\s*(?:python3?|py)[ \t]*\n", re.I)
 _CODE_FENCE = re.compile(r"```(?:python|py|Python)?[ \t]*\n(.*?)```", re.S)
 
 
@@ -117,9 +118,13 @@ def code_from(text: str) -> str:
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
-            return CodeAnswer.model_validate_json(stripped).code.strip("\n") + "\n"
+            code = CodeAnswer.model_validate_json(stripped).code
         except ValidationError:
             pass
+        else:  # a fence or a bare language tag inside the JSON string is not code
+            if "```" in code:
+                code = extract_code(code)
+            return _LANGUAGE_LINE.sub("", code, count=1).strip("\n") + "\n"
     return extract_code(text)
 
 

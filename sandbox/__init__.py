@@ -35,6 +35,10 @@ if TYPE_CHECKING:
     from sandbox.labels import PROJECT as PROJECT
     from sandbox.labels import RUN as RUN
     from sandbox.labels import container_labels as container_labels
+    from sandbox.manifest import Manifest as Manifest
+    from sandbox.manifest import missing_module_hint as missing_module_hint
+    from sandbox.manifest import read_manifest as read_manifest
+    from sandbox.manifest import with_manifest as with_manifest
     from sandbox.result import ExecutionResult as ExecutionResult
     from sandbox.sandbox import Sandbox as Sandbox
     from sandbox.sandbox import SandboxState as SandboxState
@@ -62,6 +66,10 @@ _WHERE = {
     "PROJECT": "labels",
     "RUN": "labels",
     "container_labels": "labels",
+    "Manifest": "manifest",
+    "missing_module_hint": "manifest",
+    "read_manifest": "manifest",
+    "with_manifest": "manifest",
     "ExecutionResult": "result",
     "Sandbox": "sandbox",
     "SandboxState": "sandbox",
@@ -91,6 +99,7 @@ __all__ = [
     "DockerUnavailable",
     "ExecutionResult",
     "ImageMissing",
+    "Manifest",
     "Sandbox",
     "SandboxClosed",
     "SandboxError",
@@ -106,5 +115,8 @@ __all__ = [
     "gc",
     "hardening",
     "list_containers",
+    "missing_module_hint",
+    "read_manifest",
     "remove_containers",
+    "with_manifest",
 ]

@@ -6,9 +6,11 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from sandbox.manifest import Manifest
+
 __all__ = ["DEFAULT_IMAGE", "INODE_KB", "RESERVE_MB", "TMPFS_MOUNTS", "SandboxSettings"]
 
-DEFAULT_IMAGE = "python:3.12-slim"
+DEFAULT_IMAGE = "society-sandbox:1"
 TMPFS_MOUNTS = ("/work", "/tmp", "/dev/shm")
 """The writable places of a container: tmpfs mounts of ``workdir_mb`` and ``tmpfs_inodes`` each."""
 INODE_KB = 1
@@ -23,7 +25,11 @@ class SandboxSettings(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     image: str = DEFAULT_IMAGE
-    """Docker image with python3 (``society sandbox build`` adds pip packages)."""
+    """Docker image with python3: ``society-sandbox:<version>`` (Python 3.11 and a locked
+    data stack, built by ``scripts/build-sandbox``) unless you name another."""
+    manifest: Manifest | None = None
+    """What the image holds (Python and libraries), as its label says; read at the run's
+    start when not given and recorded with the run, so a re-run prompts the coder alike."""
     timeout_s: float = Field(default=30.0, gt=0, le=3600)
     """Wall-clock limit of one execution; past it the process and container are killed."""
     memory_mb: int = Field(default=256, ge=16, le=65536)

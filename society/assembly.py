@@ -25,7 +25,7 @@ from roles.memory import Corpus, Memory
 from roles.planner import Planner
 from roles.reflector import Reflector
 from roles.researcher import Researcher
-from roles.settings import RoleSettings
+from roles.settings import CoderSettings, ResearcherSettings, RoleSettings
 from society.models.factory import ModelFactory
 from society.prompts import PromptStore
 from society.scenario import WORKER_ROLES, Scenario
@@ -107,6 +107,14 @@ def build_role(
 ) -> Role[Any]:
     """One instance of role ``name`` for ``run_id`` (not started)."""
     settings: RoleSettings = getattr(scenario.roles, name)
+    # checks that cost model calls or need documents: on for live models, off for scripts
+    live = (
+        settings.model in scenario.models and scenario.models[settings.model].provider != "scripted"
+    )
+    if isinstance(settings, CoderSettings) and settings.cross_check is None:
+        settings = settings.model_copy(update={"cross_check": live})
+    if isinstance(settings, ResearcherSettings) and settings.require_sources is None:
+        settings = settings.model_copy(update={"require_sources": live})
     if concurrency is not None:
         settings = settings.model_copy(update={"concurrency": concurrency})
     deps = RoleDeps(
@@ -118,6 +126,7 @@ def build_role(
         corpus=shared.corpus,
         code=shared.sandbox,
         sandbox_timeout_s=scenario.sandbox.timeout_s,
+        libraries=scenario.sandbox.manifest,
         budgets=scenario.budgets,
         tools=shared.tools.for_role(name) if shared.tools is not None else None,
         prompts=PromptStore(run_dir),

@@ -147,7 +147,8 @@ def nats_config(
 
 
 sandbox_app = typer.Typer(
-    help="The code sandbox: remove leftover containers, build images.", no_args_is_help=True
+    help="The code sandbox: show its image, remove leftover containers, build images.",
+    no_args_is_help=True,
 )
 
 
@@ -171,11 +172,35 @@ def sandbox_gc(
     out.print(f"removed {removed} sandbox container(s)")
 
 
+@sandbox_app.command("show")
+def sandbox_show(
+    image: Annotated[
+        str | None, typer.Argument(help="The image (default: the sandbox's, society-sandbox)")
+    ] = None,
+    docker_host: Annotated[str | None, typer.Option("--docker-host")] = None,
+) -> None:
+    """Show a sandbox image and what it holds (its manifest: Python and libraries)."""
+    from sandbox import DEFAULT_IMAGE, Manifest, read_manifest
+
+    name = image or DEFAULT_IMAGE
+    manifest: Manifest | None = read_manifest(name, docker_host)
+    if manifest is None:
+        msg = (
+            f"{name}: no such image, no manifest on it, or no Docker daemon "
+            "(scripts/build-sandbox builds the default image)"
+        )
+        raise fail(msg, EXIT_ENVIRONMENT)
+    out.print(f"{name}: Python {manifest.python}", highlight=False)
+    for module in manifest.importable():
+        dist = manifest.modules[module]
+        out.print(f"  import {module:<10} {dist} {manifest.libraries[dist]}", highlight=False)
+
+
 @sandbox_app.command("build")
 def sandbox_build(
     packages: Annotated[list[str] | None, typer.Argument(help="pip requirements to add")] = None,
     tag: Annotated[str | None, typer.Option("--tag", help="Image tag (default: derived)")] = None,
-    base: Annotated[str, typer.Option("--base", help="Base image")] = "python:3.12-slim",
+    base: Annotated[str, typer.Option("--base", help="Base image")] = "python:3.11-slim",
     network: Annotated[
         str | None, typer.Option("--network", help="Network while building, e.g. host")
     ] = None,

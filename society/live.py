@@ -185,7 +185,7 @@ def render_summary(
     """The end-of-run summary: outcome, answer, tasks, spend, where things are."""
     final = state.final
     status = final.status if final else "no final message"
-    colour = "green" if status == "succeeded" else "red"
+    colour = {"succeeded": "green", "unverified": "yellow"}.get(status, "red")
     console.print()
     console.rule(Text.assemble(line(status, f"bold {colour}"), line(f" · run {state.run_id}")))
     if final and final.reason:
@@ -195,6 +195,13 @@ def render_summary(
     elif final and final.outputs:
         text = json.dumps(final.outputs, indent=1, ensure_ascii=False)
         console.print(Panel(block(text), title="results so far", expand=False))
+    if final and final.verdict is not None:
+        verdict = final.verdict
+        mark = ("verified", "green") if verdict.verified else ("not verified", "yellow")
+        for check in verdict.checks or ["(no check)"]:
+            console.print(Text.assemble(mark, line(f" {check}")), highlight=False)
+        if verdict.evidence:
+            console.print(f"[dim]evidence: {', '.join(verdict.evidence)}[/]", highlight=False)
     console.print(states_line(state))
     if len(state.tasks) <= _FULL_TABLE:
         console.print(task_table(state))

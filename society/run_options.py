@@ -55,3 +55,6 @@ class RunOptions:
     """Replicas of the run-log stream when this run creates it (3 on a 3-node cluster)."""
     resume: bool = False
     """Continue run ``run_id``, whose processes stopped, from its log (`society resume`)."""
+    sandbox_manifest: bool = True
+    """Read what the sandbox image holds at the start when the scenario does not say (off
+    for a re-run: its recorded scenario says, and it contacts no Docker daemon)."""

@@ -29,6 +29,7 @@ from roles.base import Role
 from roles.budget import BudgetGuard
 from roles.manager.manager import Manager
 from roles.manager.restore import Restored, rebuild, resume
+from sandbox.manifest import with_manifest
 from society.artifacts import restore_artifacts
 from society.assembly import (
     ROLE_CLASSES,
@@ -90,6 +91,10 @@ async def run_scenario(
         scenario = scenario.model_copy(update={"models": dict.fromkeys(scenario.models, override)})
     factory = _models(scenario, options)
     await preflight(factory, _model_uses(scenario, external))
+    if options.sandbox_manifest and scenario.sandbox.manifest is None:
+        # what the image holds, recorded with the scenario: the coder's prompt names it
+        filled = await asyncio.to_thread(with_manifest, scenario.sandbox)
+        scenario = scenario.model_copy(update={"sandbox": filled})
     run_dir = (options.runs_dir / run_id).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     scenario_doc = redact({**scenario.model_dump(mode="json"), "base_dir": str(scenario.base_dir)})
@@ -163,6 +168,9 @@ async def run_scenario(
             console.print(
                 f"[bold]run {run_id}[/]: {escape(safe_line(scenario.goal.text))}", highlight=False
             )
+            if scenario.sandbox.manifest is not None:
+                held = scenario.sandbox.manifest.described()
+                console.print(f"[dim]sandbox {scenario.sandbox.image}: {held}[/]", highlight=False)
             if person is not None:  # this terminal takes part (society.human)
                 connect = access.connect(f"human/{person}")
                 await stack.enter_async_context(human_in_run(connect, run_id, person, console))

@@ -66,3 +66,13 @@ def test_setup_installs_exactly_the_locks() -> None:
     assert '--require-hashes -r "$LOCK"' in setup and "requirements/dev.lock" in setup
     assert "--require-hashes -r requirements/llama.lock" in setup
     assert "--no-deps --no-build-isolation -e ." in setup
+
+
+def test_the_sandbox_image_is_built_from_its_lock() -> None:
+    pins = locked("sandbox.lock")
+    for line in (ROOT / "requirements" / "sandbox.in").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            assert canonicalize_name(Requirement(line).name) in pins, f"{line}: run scripts/lock"
+    build = (ROOT / "scripts" / "build-sandbox").read_text()
+    assert 'LOCK="requirements/sandbox.lock"' in build and "--require-hashes" in build
+    assert "scripts/build-sandbox" in (ROOT / "scripts" / "setup").read_text()

@@ -98,6 +98,11 @@ class Drift:
 
     def _drifting(self, plan: Plan) -> list[str]:
         consumed = {name for t in plan.tasks for name in t.inputs} | {"answer"}
+        if not any("answer" in t.outputs for t in plan.tasks):
+            # no task names the answer: the plan's last tasks give it (their outputs are
+            # the final answer), so they feed it whatever their words
+            depended = {d for t in plan.tasks for d in t.depends_on}
+            consumed |= {o for t in plan.tasks if t.id not in depended for o in t.outputs}
         drifting = []
         for task in plan.tasks:
             if consumed.intersection(task.outputs):

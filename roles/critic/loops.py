@@ -9,22 +9,51 @@ from collections import defaultdict, deque
 from rapidfuzz import fuzz, process
 
 from bus import Envelope
-from bus.payloads import Chat, ExecResult, Plan, TaskAssignment, TaskResult
+from bus.payloads import Chat, ExecRequest, ExecResult, Plan, TaskAssignment, TaskResult
 from roles.critic.evidence import Finding, content, error_signature, role_chat
 from roles.settings import CriticSettings
 
-__all__ = ["PingPong", "Redo", "Repeats", "SameError"]
+__all__ = ["Attempts", "PingPong", "Redo", "Repeats", "SameError"]
+
+
+class Attempts:
+    """Which assignment of its task a message belongs to: a worker's own bounded fix
+    attempts within one assignment (the coder's programs) are its work, not a loop; the
+    same thing again in the next assignment of the task, or in another task, is."""
+
+    def __init__(self) -> None:
+        self.assigned: dict[str, int] = defaultdict(int)
+        self.counted: set[tuple[str, str, int]] = set()
+
+    def add(self, env: Envelope) -> None:
+        if isinstance(env.payload, TaskAssignment):
+            self.assigned[env.payload.task.id] += 1
+
+    def first(self, what: str, env: Envelope) -> bool:
+        """Whether ``what`` is new for this assignment (outside any task: always)."""
+        if env.task_id is None:
+            return True
+        key = (what, env.task_id, self.assigned[env.task_id])
+        if key in self.counted:
+            return False
+        self.counted.add(key)
+        return True
 
 
 class Repeats:
-    """The same or nearly the same message repeated by one role."""
+    """The same or nearly the same message repeated by one role (a program run again
+    within one assignment of its task counts once)."""
 
-    def __init__(self, s: CriticSettings) -> None:
+    def __init__(self, s: CriticSettings, attempts: Attempts | None = None) -> None:
         self.s = s
         self.by_role: dict[str, deque[tuple[str, str]]] = {}
+        self.attempts = attempts or Attempts()
 
     def add(self, env: Envelope) -> None:
+        self.attempts.add(env)
         text = content(env)
+        if isinstance(env.payload, ExecRequest) and not self.attempts.first("exec", env):
+            return
         if text:
             key = f"{env.role}:{env.payload.type}"
             recent = self.by_role.setdefault(key, deque(maxlen=self.s.repeat_threshold * 3))
@@ -50,17 +79,31 @@ class Repeats:
 
 
 class SameError:
-    """The same error signature from the sandbox again and again."""
+    """The same error signature from the sandbox again and again: the coder's own fix
+    attempts (other programs failing alike within one assignment of a task) count once,
+    the very same program failing again counts each time."""
 
-    def __init__(self, s: CriticSettings) -> None:
+    def __init__(self, s: CriticSettings, attempts: Attempts | None = None) -> None:
         self.s = s
         self.by_sig: dict[str, list[str]] = defaultdict(list)
+        self.attempts = attempts or Attempts()
+        self.programs: dict[str, str] = {}
+        """The program of each execution request, by message id."""
+        self.failed: set[tuple[str, str]] = set()
+        """(error signature, program) pairs seen."""
 
     def add(self, env: Envelope) -> None:
+        self.attempts.add(env)
         p = env.payload
-        if isinstance(p, ExecResult) and (p.exit_code not in (0, None) or p.timed_out):
+        if isinstance(p, ExecRequest):
+            self.programs[env.id] = p.code
+        elif isinstance(p, ExecResult) and (p.exit_code not in (0, None) or p.timed_out):
             sig = "timeout" if p.timed_out else error_signature(p.stderr)
-            self.by_sig[sig].append(env.id)
+            program = self.programs.pop(env.parent_id or "", "")
+            again = (sig, program) in self.failed  # the very program again: no fix tried
+            self.failed.add((sig, program))
+            if self.attempts.first(f"error:{sig}", env) or again:
+                self.by_sig[sig].append(env.id)
 
     def findings(self) -> list[Finding]:
         return [

@@ -7,12 +7,12 @@ import json
 
 from pydantic import JsonValue
 
-from bus.payloads import Final
+from bus.payloads import Final, Verdict
 from roles.budget import BudgetTracker
 from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler, TaskState
 
-__all__ = ["final_answer", "final_message", "final_summary"]
+__all__ = ["final_answer", "final_message", "final_summary", "synthesize", "verdict_of"]
 
 
 def _sinks(sched: Scheduler) -> list[str]:
@@ -21,21 +21,69 @@ def _sinks(sched: Scheduler) -> list[str]:
     return [tid for tid in sched.status if tid not in depended]
 
 
+def _given(value: JsonValue) -> bool:
+    """Whether an output holds something (not None, "", {} or [])."""
+    return value is not None and value != "" and value != {} and value != []
+
+
+def _text(value: JsonValue) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
 def final_answer(
     completed: dict[str, dict[str, JsonValue]], scheduler: Scheduler | None
 ) -> tuple[str | None, dict[str, JsonValue]]:
-    """The output named ``answer``, else the outputs of the plan's last tasks as JSON;
-    and every output of the completed tasks."""
+    """The answer for the person and every output of the completed tasks; see `synthesize`."""
+    answer, _ = synthesize(completed, scheduler)
     outputs: dict[str, JsonValue] = {}
     for task_outputs in completed.values():
         outputs.update(task_outputs)
-    answer = outputs.get("answer")
-    if answer is None and scheduler is not None:
-        sinks = _sinks(scheduler)
-        sink_values = {k: v for tid in sinks for k, v in completed.get(tid, {}).items()}
-        answer = json.dumps(sink_values, ensure_ascii=False) if sink_values else None
-    text = answer if isinstance(answer, str) or answer is None else json.dumps(answer)
-    return text, outputs
+    return answer, outputs
+
+
+def synthesize(
+    completed: dict[str, dict[str, JsonValue]], scheduler: Scheduler | None
+) -> tuple[str | None, list[str]]:
+    """The answer written for the person, and the tasks it comes from: the output named
+    ``answer``; else the values of the plan's last tasks, one ``name: value`` line each,
+    quoted exactly as computed (no model retells them); None when nothing was produced.
+
+    Deterministic on purpose: a small model asked to retell computed values misquotes them.
+    """
+    for tid, outputs in completed.items():
+        if "answer" in outputs and _given(outputs["answer"]):
+            return _text(outputs["answer"]), [tid]
+    if scheduler is None:
+        return None, []
+    lines, sources = [], []
+    for tid in _sinks(scheduler):
+        values = {k: v for k, v in completed.get(tid, {}).items() if _given(v)}
+        if values:
+            sources.append(tid)
+            lines += [f"{k}: {_text(v)}" for k, v in values.items()]
+    return ("\n".join(lines) if lines else None), sources
+
+
+def verdict_of(
+    answer: str | None, sources: list[str], checked: dict[str, tuple[list[str], list[str]]]
+) -> Verdict:
+    """Whether the answer is verified: there is one, and every task it comes from checked
+    its outputs (the coder by a second, independent program; the researcher by its sources).
+    Each check and each gap is a sentence; the evidence is the checks' messages."""
+    if answer is None or not answer.strip():
+        return Verdict(verified=False, checks=["no task produced an answer to the goal"])
+    checks: list[str] = []
+    evidence: list[str] = []
+    verified = True
+    for tid in sources:
+        done, shown = checked.get(tid, ([], []))
+        if done:
+            checks += [f"{tid}: {c}" for c in done]
+            evidence += shown
+        else:
+            verified = False
+            checks.append(f"{tid}: its outputs were not checked")
+    return Verdict(verified=verified, checks=checks, evidence=evidence)
 
 
 def final_summary(
@@ -63,6 +111,13 @@ def final_message(
 ) -> Final:
     """The run's final message: the answer, every output and artifact, the summary line."""
     answer, outputs = final_answer(ledger.completed, scheduler)
+    _, sources = synthesize(ledger.completed, scheduler)
+    verdict = verdict_of(answer, sources, ledger.checked)
+    if status == "succeeded" and not verdict.verified:  # success is checked, not declared
+        status = "unverified" if answer else "failed"
+        reason = reason or "; ".join(
+            c for c in verdict.checks if "not checked" in c or "no task" in c
+        )
     done, failed = len(ledger.completed), len(ledger.failed)
     return Final(
         status=status,  # type: ignore[arg-type]
@@ -71,4 +126,5 @@ def final_message(
         artifacts=ledger.artifacts,
         summary=final_summary(done, failed, scheduler, revision, budget),
         reason=reason,
+        verdict=verdict,
     )

@@ -35,6 +35,10 @@ class PlanCheck:
     """Task ids of the plan that were already completed and keep their outputs."""
     aliases: dict[str, str] = field(default_factory=dict)
     """Output name of a merged duplicate -> the output of the kept task that stands for it."""
+    repaired: dict[str, str] = field(default_factory=dict)
+    """Unambiguous wiring mistakes the manager mended instead of refusing the plan, each
+    ``"<task>.<field>[.<name>]" -> what it became`` (a role, an input's source, a
+    dependency added or dropped)."""
 
     @property
     def ok(self) -> bool:
@@ -132,10 +136,15 @@ def validate_plan(
         elif task.id in seen:
             check.errors.append(f"task id {task.id!r} is used twice")
         elif task.role not in roles:
-            known = ", ".join(sorted(roles))
-            check.errors.append(
-                f"task {task.id!r} names unknown role {task.role!r} (known: {known})"
-            )
+            near = _closest(task.role, roles)
+            if near is not None:
+                check.repaired[f"{task.id}.role"] = near
+                task = task.model_copy(update={"role": near})
+            else:
+                known = ", ".join(sorted(roles))
+                check.errors.append(
+                    f"task {task.id!r} names unknown role {task.role!r}: use one of {known}"
+                )
         if task.id in completed:
             check.kept.append(task.id)
         elif task.id not in seen:
@@ -146,14 +155,8 @@ def validate_plan(
 
     fresh = _merge_duplicates(fresh, threshold, check)
     ids = {t.id for t in fresh}
-    for task in fresh:
-        for dep in task.depends_on:
-            if dep not in ids and dep not in completed:
-                check.errors.append(
-                    f"task {task.id!r} depends on {dep!r}, which is not in the plan"
-                )
-    if check.errors:
-        return check
+    fresh = [_known_dependencies(task, ids | set(completed), check) for task in fresh]
+    fresh = _wire(fresh, available, check)
 
     sorter: TopologicalSorter[str] = TopologicalSorter()
     for task in fresh:
@@ -198,6 +201,91 @@ def validate_plan(
     if not check.errors:
         check.tasks = {tid: by_id[tid] for tid in (t.id for t in fresh)}
     return check
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def _closest(name: str, known: set[str] | list[str]) -> str | None:
+    """The one known name ``name`` unambiguously stands for: equal once case and
+    punctuation are ignored, else the only one at least 80% similar (None: no such one)."""
+    same = [k for k in known if _normal(k) == _normal(name)]
+    if len(same) == 1:
+        return same[0]
+    close = [k for k in known if fuzz.ratio(_normal(k), _normal(name)) >= 80]
+    return close[0] if len(close) == 1 else None
+
+
+def _known_dependencies(task: TaskSpec, known: set[str], check: PlanCheck) -> TaskSpec:
+    """A dependency on a task that is not in the plan is mended to the one it stands for,
+    or dropped (it can provide nothing; inputs it was to provide are checked after)."""
+    if all(d in known for d in task.depends_on):
+        return task
+    deps: list[str] = []
+    for dep in task.depends_on:
+        if dep in known:
+            deps.append(dep)
+            continue
+        near = _closest(dep, sorted(known - {task.id}))
+        check.repaired[f"{task.id}.depends_on.{dep}"] = near or "(dropped: no such task)"
+        if near is not None and near not in deps:
+            deps.append(near)
+    return task.model_copy(update={"depends_on": deps})
+
+
+def _wire(tasks: list[TaskSpec], available: set[str], check: PlanCheck) -> list[TaskSpec]:
+    """Inputs mended where the plan's meaning is unambiguous: a name that stands for exactly
+    one value (the goal's, or another task's output) takes that value, and a task that reads
+    another's output without depending on it gets that dependency — unless it would close a
+    cycle (then validation says so)."""
+    producers: dict[str, str] = {}
+    for task in tasks:
+        for out in task.outputs:
+            producers.setdefault(out, task.id)
+    by_id = {t.id: t for t in tasks}
+    for n, task in enumerate(tasks):
+        inputs: list[str] = []
+        deps = list(task.depends_on)
+        for name in task.inputs:
+            if name not in available and name not in producers:
+                others = {o for o, p in producers.items() if p != task.id}
+                near = _closest(name, sorted(available | others))
+                if near is not None:
+                    check.repaired[f"{task.id}.inputs.{name}"] = near
+                    name = near
+            producer = producers.get(name)
+            if (
+                name not in available
+                and producer is not None
+                and producer != task.id
+                and producer not in deps
+                and not _reaches(producer, producer_of=task.id, by_id=by_id)
+                and not _reaches(task.id, producer_of=producer, by_id=by_id)
+            ):
+                deps.append(producer)
+                check.repaired[f"{task.id}.depends_on.+{producer}"] = f"for input {name!r}"
+            if name not in inputs:
+                inputs.append(name)
+        if inputs != task.inputs or deps != task.depends_on:
+            task = task.model_copy(update={"inputs": inputs, "depends_on": deps})
+            tasks[n] = by_id[task.id] = task
+    return tasks
+
+
+def _reaches(start: str, *, producer_of: str, by_id: dict[str, TaskSpec]) -> bool:
+    """Whether ``start`` depends on ``producer_of``, directly or not."""
+    seen = {start}
+    stack = [start]
+    while stack:
+        task = by_id.get(stack.pop())
+        for dep in task.depends_on if task else []:
+            if dep == producer_of:
+                return True
+            if dep not in seen:
+                seen.add(dep)
+                stack.append(dep)
+    return False
 
 
 def _upstream(

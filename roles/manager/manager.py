@@ -33,7 +33,7 @@ from roles.budget import BudgetTracker
 from roles.context import RoleContext
 from roles.manager import approval
 from roles.manager.approval import AskHuman
-from roles.manager.final import final_message
+from roles.manager.final import final_message, synthesize
 from roles.manager.graph import PlanCheck
 from roles.manager.ledger import InFlight, Ledger
 from roles.manager.planning import Planning, Refused, Stale, Valid
@@ -306,6 +306,14 @@ class Manager(Role[ManagerSettings]):
                 pass
         sched = self.scheduler
         if sched is not None and sched.finished and not self.planning.pending:
+            answer, _ = synthesize(self.ledger.completed, sched)
+            if answer is None and self.budget.can_replan():
+                why = (
+                    "every task of the plan is done but none produced the answer: give the "
+                    'last task an output named "answer" that states every value the goal asks for'
+                )
+                await self.replan("failure", why, parent=env)
+                return
             await self.finish("succeeded", "", parent=env)
             return
         if self.watch.stopping is not None:

@@ -41,7 +41,9 @@ class Valid:
     def decision(self, revision: int) -> PlanDecision:
         """The acceptance message."""
         c = self.check
-        return PlanDecision(revision=revision, accepted=True, merged=c.merged, kept=c.kept)
+        return PlanDecision(
+            revision=revision, accepted=True, merged=c.merged, kept=c.kept, repaired=c.repaired
+        )
 
 
 Review = Stale | Finish | Refused | Valid
@@ -118,6 +120,7 @@ class Planning:
             errors=check.errors,
             merged=check.merged,
             kept=check.kept,
+            repaired=check.repaired,
         )
         give_up = None
         if self.attempt >= self.max_tries:

@@ -61,7 +61,7 @@ def assignments(
         assignment = TaskAssignment(
             task=spec,
             goal=goal.text,
-            inputs=sched.inputs_for(spec),
+            inputs={**goal.inputs, **sched.inputs_for(spec)},  # the goal's values: every task's
             attempt=attempt,
             plan_revision=revision,
             notes=[*notes.get(spec.role, []), *ledger.retry_note(spec.id)],
@@ -89,6 +89,8 @@ def settle(
     """
     ledger.artifacts += result.artifacts
     current = sched is not None and flight.revision == revision and flight.task_id in sched.status
+    if result.status == "done":
+        ledger.checked[flight.task_id] = (list(result.checks), list(result.evidence))
     if sched is None or not current:
         if result.status == "done":
             ledger.completed[flight.task_id] = dict(result.outputs)

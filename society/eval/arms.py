@@ -20,6 +20,7 @@ from pydantic import JsonValue
 from rich.console import Console
 
 from roles.execution import CodeRunner
+from sandbox.manifest import Manifest
 from society.eval.graders import Submission
 from society.models.spec import ModelSpec
 from society.scenario import Scenario
@@ -74,6 +75,8 @@ class EvalContext:
     """At most this long for one run (default: its wall budget plus slack)."""
     loop: LoopSettings = field(default_factory=lambda: LoopSettings())
     """The ``loop`` baseline's limits."""
+    libraries: Manifest | None = None
+    """What the eval's sandbox image holds: every arm's programs are told the same."""
 
 
 @asynccontextmanager
@@ -112,6 +115,9 @@ async def run_society(scenario: Scenario, run_id: str, ctx: EvalContext) -> Answ
         sandbox_factory=lend,
         grace_s=GRACE_S,
     )
+    if scenario.sandbox.manifest is None and ctx.libraries is not None:
+        sandbox = scenario.sandbox.model_copy(update={"manifest": ctx.libraries})
+        scenario = scenario.model_copy(update={"sandbox": sandbox})
     wall = scenario.budgets.wall_s
     limit = ctx.case_timeout_s or ((wall + GRACE_S + SLACK_S) if wall else None)
     started = time.monotonic()

@@ -24,6 +24,7 @@ from pydantic import JsonValue
 
 from roles.model_access import ModelAccess
 from roles.structured import AnswerInvalid, extract_code
+from sandbox.manifest import Manifest
 from society.eval.arms import Answered, EvalContext
 from society.eval.graders import Submission
 from society.eval.suite import Case, Suite
@@ -53,8 +54,14 @@ def _documents(suite: Suite, case: Case) -> dict[str, bytes]:
     return {Path(d).name: (suite.base_dir / d).read_bytes() for d in case.documents}
 
 
-def prompt_of(suite: Suite, case: Case, arm: Literal["direct", "program"]) -> list[LLMMessage]:
-    """The messages a baseline sends for ``case`` (the graders' answers never appear)."""
+def prompt_of(
+    suite: Suite,
+    case: Case,
+    arm: Literal["direct", "program"],
+    libraries: Manifest | None = None,
+) -> list[LLMMessage]:
+    """The messages a baseline sends for ``case`` (the graders' answers never appear); a
+    program is told what the sandbox holds, as the society's coder is."""
     if case.answer == "code":
         return [SystemMessage(content=CODE_SYSTEM), UserMessage(content=case.goal, source="user")]
     parts = [case.goal]
@@ -68,6 +75,8 @@ def prompt_of(suite: Suite, case: Case, arm: Literal["direct", "program"]) -> li
             parts.append(f"Document {name}:")
         parts.append(data.decode("utf-8", "replace"))
     system = DIRECT_SYSTEM if arm == "direct" else PROGRAM_SYSTEM
+    if arm == "program" and libraries is not None:
+        system += f" The sandbox has {libraries.described()}; nothing else can be installed."
     return [SystemMessage(content=system), UserMessage(content="\n\n".join(parts), source="user")]
 
 
@@ -109,7 +118,7 @@ async def run_baseline(
     _make(folder)
     factory, model = _factory(suite, case, ctx)
     started = time.monotonic()
-    messages = prompt_of(suite, case, arm)
+    messages = prompt_of(suite, case, arm, ctx.libraries)
     try:
         access = factory.build(model, arm)
         text, tin, tout, cost = await _call(access, messages, folder / "calls.jsonl")

@@ -90,7 +90,7 @@ async def run_loop(
     calls = tin = tout = 0
     cost = 0.0
     last: _Try | None = None
-    base = prompt_of(suite, case, "program")
+    base = prompt_of(suite, case, "program", ctx.libraries)
 
     async def ask(messages: list[LLMMessage], sample: int | None) -> str:
         nonlocal calls, tin, tout, cost

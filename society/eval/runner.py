@@ -8,6 +8,7 @@ not an eval.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import subprocess
 import time
@@ -20,6 +21,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from sandbox import Sandbox
+from sandbox.manifest import read_manifest
 from society.errors import RunError
 from society.eval.arms import Answered, EvalContext, LoopSettings, run_society
 from society.eval.baselines import run_baseline
@@ -168,7 +170,13 @@ async def run_eval(
     async with Sandbox(
         suite.defaults.sandbox, label=folder.name[:40], wait_for_removal=False
     ) as sb:
-        ctx = EvalContext(folder, sb, settings.override, settings.case_timeout_s, settings.loop)
+        settings_sb = suite.defaults.sandbox
+        libraries = settings_sb.manifest or await asyncio.to_thread(
+            read_manifest, settings_sb.image, settings_sb.docker_host
+        )
+        ctx = EvalContext(
+            folder, sb, settings.override, settings.case_timeout_s, settings.loop, libraries
+        )
         for repeat in range(settings.repeat):
             for case in cases:
                 for arm in settings.arms:

@@ -131,6 +131,7 @@ def _replaying(
         model_factory=models,
         sandbox_factory=sandbox,
         tools_factory=None if live else tools,
+        sandbox_manifest=live,
     )
 
 

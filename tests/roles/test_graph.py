@@ -52,7 +52,51 @@ def test_self_dependency_is_a_cycle() -> None:
 
 def test_unknown_role() -> None:
     check = validate_plan([t("a", role="astrologer")], roles=ROLES, available=set())
-    assert check.errors == ["task 'a' names unknown role 'astrologer' (known: coder, researcher)"]
+    assert check.errors == [
+        "task 'a' names unknown role 'astrologer': use one of coder, researcher"
+    ]
+
+
+def test_a_role_named_like_exactly_one_known_role_is_repaired() -> None:
+    check = validate_plan(
+        [
+            t("a", role="coded", outputs=["x"]),
+            t("b", role="Researched", inputs=["x"], depends_on=["a"]),
+        ],
+        roles=ROLES,
+        available=set(),
+    )
+    assert check.ok, check.errors
+    assert check.repaired == {"a.role": "coder", "b.role": "researcher"}
+    assert [task.role for task in check.tasks.values()] == ["coder", "researcher"]
+
+
+def test_inputs_named_like_exactly_one_value_are_wired_to_it() -> None:
+    check = validate_plan(
+        [
+            t("a", inputs=["Start-Date"], outputs=["num_days"]),
+            t("b", inputs=["numDays", "end_date"], outputs=["answer"]),
+        ],
+        roles=ROLES,
+        available={"start_date", "end_date"},
+    )
+    assert check.ok, check.errors
+    assert check.repaired == {
+        "a.inputs.Start-Date": "start_date",
+        "b.inputs.numDays": "num_days",
+        "b.depends_on.+a": "for input 'num_days'",
+    }
+    assert check.tasks["b"].inputs == ["num_days", "end_date"]
+    assert check.tasks["b"].depends_on == ["a"]
+
+
+def test_an_ambiguous_name_is_refused_with_what_to_change() -> None:
+    check = validate_plan(
+        [t("a", inputs=["date"])], roles=ROLES, available={"start_date", "end_date"}
+    )
+    assert check.errors == [
+        "input 'date' of task 'a' is provided by no upstream task and not by the goal"
+    ]
 
 
 def test_missing_input() -> None:
@@ -62,12 +106,26 @@ def test_missing_input() -> None:
     ]
 
 
-def test_input_from_a_task_that_is_not_upstream() -> None:
+def test_input_from_a_task_that_is_not_upstream_gets_the_dependency() -> None:
+    for tasks in ([t("a", outputs=["x"]), t("b", inputs=["x"])],
+                  [t("b", inputs=["x"]), t("a", outputs=["x"])]):  # fmt: skip
+        check = validate_plan(tasks, roles=ROLES, available=set())
+        assert check.ok, check.errors
+        assert check.repaired == {"b.depends_on.+a": "for input 'x'"}
+        assert check.tasks["b"].depends_on == ["a"]
+
+
+def test_a_dependency_that_would_close_a_cycle_is_refused() -> None:
     check = validate_plan(
-        [t("a", outputs=["x"]), t("b", inputs=["x"])], roles=ROLES, available=set()
+        [
+            t("a", inputs=["y"], outputs=["x"]),
+            t("b", inputs=["x"], depends_on=["a"], outputs=["y"]),
+        ],
+        roles=ROLES,
+        available=set(),
     )
     assert check.errors == [
-        "input 'x' of task 'b' comes from task 'a', but 'b' does not depend on 'a'"
+        "input 'y' of task 'a' comes from task 'b', but 'a' does not depend on 'b'"
     ]
 
 
@@ -91,16 +149,16 @@ def test_upstream_inputs_through_long_chains_and_side_branches() -> None:
             prev = f"{side}{n}"
     tasks.append(t("tip", inputs=["r", "l0", "r39"], depends_on=["r39"], outputs=["answer"]))
     check = validate_plan(tasks, roles=ROLES, available=set())
-    assert check.errors == [
-        "input 'l0' of task 'tip' comes from task 'l0', but 'tip' does not depend on 'l0'"
-    ]
+    assert check.ok, check.errors
+    assert check.repaired == {"tip.depends_on.+l0": "for input 'l0'"}  # r is upstream already
 
 
 def test_unknown_dependency_duplicate_id_and_bad_id() -> None:
-    assert (
-        "not in the plan"
-        in validate_plan([t("a", depends_on=["z"])], roles=ROLES, available=set()).errors[0]
+    dropped = validate_plan(
+        [t("a", depends_on=["z"]), t("b", depends_on=["A"])], roles=ROLES, available=set()
     )
+    assert dropped.ok, dropped.errors
+    assert dropped.repaired == {"a.depends_on.z": "(dropped: no such task)", "b.depends_on.A": "a"}
     assert "used twice" in validate_plan([t("a"), t("a")], roles=ROLES, available=set()).errors[0]
     assert "must be 1-64" in validate_plan([t("a b")], roles=ROLES, available=set()).errors[0]
 

@@ -121,3 +121,60 @@ async def test_without_the_memory_the_lesson_is_not_there(
     assert outcome.exit_code == 1
     assert outcome.final is not None
     assert "scripted answers for planner ran out" in outcome.final.reason
+
+
+FIXED_ON_THE_THIRD_TRY = """
+name: fixes_itself
+goal:
+  text: Compute the mean of the numbers, then say whether it is above 3.
+  inputs: {numbers: [1, 2, 3, 4, 5, 6]}
+models: {default: {provider: scripted}}
+roles:
+  critic: {every_results: 1, same_error_threshold: 2, repeat_threshold: 2}
+sandbox: {timeout_s: 20, pool_size: 1}
+budgets: {wall_s: 120, replans: 0}
+script:
+  planner:
+    - answer:
+        success_criteria: [the mean is computed, the comparison is stated]
+        tasks:
+          - {id: mean, role: coder, description: Compute the mean of numbers., inputs: [numbers], outputs: [mean]}
+          - {id: say, role: coder, description: Say whether the mean is above 3., inputs: [mean], outputs: [answer], depends_on: [mean]}
+  coder:
+    - match: 'task \\(say\\)'
+      answer: |
+        ```python
+        import json
+        mean = json.load(open("inputs.json"))["mean"]
+        json.dump({"answer": f"the mean {mean} is above 3: {mean > 3}"}, open("outputs.json", "w"))
+        ```
+    - answer: |
+        ```python
+        import json
+        numbers = json.load(open("inputs.json"))["numbers"]
+        json.dump({"mean": statistics.mean(numbers)}, open("outputs.json", "w"))
+        ```
+    - answer: |
+        ```python
+        import json
+        values = json.load(open("inputs.json"))["numbers"]
+        json.dump({"mean": statistics.fmean(values)}, open("outputs.json", "w"))
+        ```
+    - answer: |
+        ```python
+        import json, statistics
+        values = json.load(open("inputs.json"))["numbers"]
+        json.dump({"mean": statistics.fmean(values)}, open("outputs.json", "w"))
+        ```
+"""
+
+
+async def test_a_coder_fixing_its_program_is_not_a_loop(run_yaml: RunYaml) -> None:
+    # two fix attempts fail alike (NameError: statistics), the third works: the coder's own
+    # bounded loop, not a loop of the run; the critic must not stop it (no replans left)
+    outcome = await run_yaml(FIXED_ON_THE_THIRD_TRY)
+    runs = payloads(outcome, "exec_result")
+    assert [r.exit_code for r in runs] == [1, 1, 0, 0]
+    assert not [c for c in payloads(outcome, "critique") if c.verdict == "loop"]
+    assert outcome.final is not None and outcome.final.status == "succeeded", outcome.final
+    assert outcome.final.answer == "the mean 3.5 is above 3: True"

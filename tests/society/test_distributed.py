@@ -20,7 +20,7 @@ from bus import Bus, BusPermissionError, EmbeddedServer, Envelope, LocalCluster,
 from bus.payloads import ExecRequest, Final, Goal, Plan, TaskResult
 from bus.permissions import ROLES, server_config
 from bus.subjects import Channel
-from sandbox import gc
+from sandbox import DEFAULT_IMAGE, gc
 from society.connect import connect_options
 from society.logs import configure_logging
 from society.runner import RunOptions, RunOutcome, run_scenario
@@ -36,7 +36,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(90)]
 
 @pytest.fixture(autouse=True)
 def _docker() -> None:
-    ok, why = docker_ready("python:3.12-slim")
+    ok, why = docker_ready(DEFAULT_IMAGE)
     require(ok, why)
 
 

@@ -50,6 +50,7 @@ models:
       api_key: ${{SOCIETY_TEST_KEY}}
       model_info: {{vision: false, function_calling: false, json_output: true, family: unknown, structured_output: false}}
     price: {{input: 1.0, output: 2.0}}
+roles: {{researcher: {{require_sources: false}}}}  # the fake server's answers cite nothing
 {extra}
 """
 

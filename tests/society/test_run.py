@@ -53,7 +53,7 @@ async def test_invalid_plans_are_repaired(run_yaml: RunYaml) -> None:
     decisions = payloads(outcome, "plan_decision")
     assert [d.accepted for d in decisions] == [False, False, True]
     assert "cycle" in decisions[0].errors[0]
-    assert "algorithm_name" in decisions[1].errors[0]
+    assert "'method'" in decisions[1].errors[0]
     requests = payloads(outcome, "plan_request")
     assert [(r.reason, r.attempt) for r in requests] == [
         ("initial", 1),
@@ -274,3 +274,47 @@ async def test_a_retried_task_is_told_why_its_last_attempt_failed(run_yaml: RunY
     assert assigned[0].notes == []
     assert assigned[1].notes and assigned[1].notes[0].startswith("Attempt 1 failed: ")
     assert outcome.final is not None and outcome.final.answer == "Seven is prime."
+
+
+MISSING_MODULE = """
+name: missing_module
+goal:
+  text: Give the determinant of the matrix.
+  inputs: {m: [[2, 1], [1, 3]]}
+models:
+  default: {provider: scripted}
+sandbox: {timeout_s: 20, pool_size: 1}
+budgets: {wall_s: 180, calls: 10}
+script:
+  planner:
+    - answer:
+        success_criteria: [the determinant is computed]
+        tasks:
+          - {id: det, role: coder, description: Compute the determinant of m., inputs: [m], outputs: [answer]}
+  coder:
+    - answer: |
+        ```python
+        import sklearn
+        ```
+    - match: "no module 'sklearn' and cannot install one\\\\. Available: the standard library of Python 3\\\\.11\\\\.\\\\d+ and .*numpy"
+      answer: |
+        ```python
+        import json, numpy
+        m = json.load(open("inputs.json"))["m"]
+        json.dump({"answer": round(float(numpy.linalg.det(m)), 6)}, open("outputs.json", "w"))
+        ```
+"""
+
+
+async def test_a_missing_module_is_fed_back_with_what_the_image_holds(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(MISSING_MODULE)
+    assert outcome.exit_code == 0, outcome.final
+    runs = payloads(outcome, "exec_result")
+    assert [r.exit_code for r in runs] == [1, 0]
+    assert "No module named 'sklearn'" in runs[0].stderr
+    assert outcome.final is not None and outcome.final.outputs == {"answer": 5.0}
+    goal = payloads(outcome, "goal")[0]
+    assert goal.scenario["sandbox"]["manifest"]["modules"]["numpy"] == "numpy"
+    asked = [p.read_text() for p in (outcome.run_dir / "prompts").iterdir()]
+    told = "The sandbox has Python 3.11"
+    assert any(told in text and "numpy" in text and "You are the coder" in text for text in asked)

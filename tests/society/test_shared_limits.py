@@ -63,7 +63,7 @@ models:
       model_info: {{vision: false, function_calling: false, json_output: true, family: unknown, structured_output: false}}
     {limit}
 roles:
-  researcher: {{model: remote, concurrency: 4}}
+  researcher: {{model: remote, concurrency: 4, require_sources: false}}
 {budget}
 script:
   planner:

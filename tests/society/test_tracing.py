@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from sandbox import DEFAULT_IMAGE
 from society.cli import app
 from society.logs import configure_logging
 from society.tracing.spans import trace_id_of
@@ -66,7 +67,7 @@ def check_run_trace(spans: list[Span], run_id: str, tasks: int, calls: int) -> N
 async def test_a_run_is_one_trace_live_and_again_from_its_log(
     run_yaml: RunYaml, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ok, why = docker_ready("python:3.12-slim")
+    ok, why = docker_ready(DEFAULT_IMAGE)
     require(ok, why)
     with otlp_receiver() as live:
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", live.url)

@@ -40,7 +40,7 @@ models:
 tools:
   marker: {{command: {sys.executable}, args: [-c, {json.dumps(WRAPPER)}], env: {{MARKER_FILE: "${{MARKER_FILE}}"}}}}
 roles:
-  researcher: {{tools: [marker.echo]}}
+  researcher: {{tools: [marker.echo], require_sources: false}}
 budgets: {{wall_s: 120, calls: 10}}
 """
 

@@ -1,0 +1,123 @@
+"""Whether two computations of a task's outputs agree: the coder's check of its own work.
+
+A small model's program often runs and prints a plausible, wrong value; running it again
+proves nothing, but a second program written independently rarely makes the same mistake
+(FINDINGS: at 1-3B, drawing again and keeping what a check passes beats repair). Values
+agree when the numbers they state agree — each rounded to the fewer decimals of the two,
+and those of the shorter statement all found in the longer ("319" in "319 days from
+2024-03-14") — or, with no numbers, when the words of one (less the small ones every
+sentence has) are all in the other.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+
+from pydantic import JsonValue
+
+__all__ = ["CHECK_NOTE", "agree", "disagreements", "numbers"]
+
+CHECK_NOTE = (
+    "Solve this task on your own, as an independent check of a teammate's work: compute "
+    "every output from the inputs, step by step, and write them as asked."
+)
+"""Added to the task when the coder asks for a second program (its own words differ from
+the first request's, so the second program is drawn afresh even at temperature 0)."""
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _text(value: JsonValue) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def numbers(value: JsonValue) -> list[str]:
+    """The numbers a value states, as written (thousands separators dropped)."""
+    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", _text(value))
+    return _NUMBER.findall(text)
+
+
+def _decimals(number: str) -> int:
+    return len(number.split(".")[1]) if "." in number and "e" not in number.lower() else 0
+
+
+def _same(a: str, b: str) -> bool:
+    places = min(_decimals(a), _decimals(b))
+    try:
+        return round(float(a), places) == round(float(b), places)
+    except (ValueError, OverflowError):
+        return a == b
+
+
+def _within(few: list[str], many: list[str]) -> bool:
+    left = list(many)
+    for n in few:
+        match = next((i for i, m in enumerate(left) if _same(n, m)), None)
+        if match is None:
+            return False
+        left.pop(match)
+    return True
+
+
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "that",
+        "the",
+        "their",
+        "there",
+        "these",
+        "this",
+        "those",
+        "to",
+        "was",
+        "were",
+        "with",
+        "words",
+        "word",
+    ]
+)
+
+
+def _words(value: JsonValue) -> set[str]:
+    return set(re.findall(r"[a-z]+", _text(value).lower())) - _STOP
+
+
+def agree(a: JsonValue, b: JsonValue) -> bool:
+    """Whether two values of one output state the same thing (see the module's docstring)."""
+    na, nb = numbers(a), numbers(b)
+    if na and nb:
+        few, many = (na, nb) if len(na) <= len(nb) else (nb, na)
+        return _within(few, many)
+    if na or nb:
+        return False
+    wa, wb = _words(a), _words(b)
+    if not wa or not wb:
+        return _text(a).strip().lower() == _text(b).strip().lower()
+    return wa <= wb or wb <= wa
+
+
+def disagreements(first: Mapping[str, JsonValue], second: Mapping[str, JsonValue]) -> list[str]:
+    """The outputs on which two computations differ, each as ``name: a vs b``."""
+    return [
+        f"{name}: {_text(first[name])[:200]} vs {_text(second.get(name))[:200]}"
+        for name in first
+        if not agree(first[name], second.get(name))
+    ]

@@ -1,0 +1,50 @@
+"""The coder's feedback on a program that ran without giving its outputs (pure logic)."""
+
+from __future__ import annotations
+
+from roles.coder_hints import code_hints, describe_run
+from sandbox.result import ExecutionResult
+
+MAIN_NEVER_CALLED = """
+import json
+
+def main():
+    data = json.load(open("inputs.json"))
+    json.dump({"answer": data["n"] * 2}, open("outputs.json", "w"))
+"""
+
+
+def test_main_defined_and_never_called_is_named() -> None:
+    ran = ExecutionResult(exit_code=0)
+    hints = code_hints(MAIN_NEVER_CALLED, ran, ["answer"])
+    assert hints == [
+        "main() is defined but never called, so nothing ran: call it at the end of the "
+        "program (or write the code at module level)."
+    ]
+    said = describe_run(ran, ["answer"])
+    assert "exited with code 0" in said and "stdout: (empty)" in said
+    assert "outputs.json holding the keys ['answer']" in said and "It wrote no files." in said
+
+
+def test_a_called_main_gets_no_such_hint() -> None:
+    ran = ExecutionResult(exit_code=0, files={"outputs.json": b"{}"})
+    assert code_hints(MAIN_NEVER_CALLED + "\nmain()\n", ran, ["answer"]) == []
+
+
+def test_input_argv_unloaded_inputs_and_the_wrong_file_are_named() -> None:
+    crashed = ExecutionResult(exit_code=1, stderr="EOFError: EOF when reading a line")
+    assert "input() gets no input here" in code_hints("n = int(input())\n", crashed, ["x"])[0]
+    argv = code_hints("import sys\nprint(sys.argv[1])\n", crashed, ["x"])
+    assert any("no command-line arguments" in h for h in argv)
+    unloaded = ExecutionResult(exit_code=1, stderr="NameError: name 'inputs' is not defined")
+    assert any("Load the inputs" in h for h in code_hints("print(inputs['a'])\n", unloaded, ["a"]))
+    wrong = ExecutionResult(exit_code=0, files={"output.json": b"{}"})
+    hints = code_hints("import json\njson.dump({}, open('output.json', 'w'))\n", wrong, ["a"])
+    assert hints == [
+        "It wrote output.json but the outputs must go to outputs.json (one JSON object with "
+        "the keys ['a'])."
+    ]
+
+
+def test_code_that_does_not_parse_gets_no_structural_hints() -> None:
+    assert code_hints("def f(:\n", ExecutionResult(exit_code=1), ["a"]) == []

@@ -1,0 +1,43 @@
+"""Whether two computations of a task's outputs agree (pure logic)."""
+
+from __future__ import annotations
+
+import pytest
+
+from roles.cross_check import agree, disagreements, numbers
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (319, "319 days"),
+        ("There are 319 days from 2024-03-14 to 2025-01-27.", 319),
+        (11.954, "11.95"),
+        ({"mean": 11.95, "median": 11.5}, {"median": 11.5, "mean": 11.950000001}),
+        ("1,229 primes", 1229),
+        ("data and model", "The words are: Data, model"),
+    ],
+)
+def test_values_that_state_the_same_thing_agree(a: object, b: object) -> None:
+    assert agree(a, b)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (319, -19),
+        ("11.95", "11.96"),
+        ("102334155", "63245986"),
+        ("42", "no number"),
+        ("data and model", "train and test"),
+    ],
+)
+def test_values_that_differ_disagree(a: object, b: object) -> None:
+    assert not agree(a, b)  # type: ignore[arg-type]
+
+
+def test_disagreements_name_the_outputs() -> None:
+    first = {"days": 319, "weekday": "Monday"}
+    assert disagreements(first, {"days": -19, "weekday": "Monday"}) == ["days: 319 vs -19"]
+    assert disagreements(first, dict(first)) == []
+    assert numbers("from 2024-03-14: 319") == ["2024", "-03", "-14", "319"]

@@ -1,0 +1,218 @@
+"""Real work done right, on scripted answers: success is checked, not declared; a plan's
+wiring is mended; every task gets the goal's values; the coder's check catches a wrong
+value; the planner's schema holds the run's roles."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from roles.planner import plan_shape
+
+from .conftest import RunYaml, payloads, records
+
+pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(120)]
+
+DAYS = """
+import json
+from datetime import date
+i = json.load(open("inputs.json"))
+days = (date.fromisoformat(i["end"]) - date.fromisoformat(i["start"])).days
+json.dump({"answer": f"{days} days"}, open("outputs.json", "w"))
+"""
+WRONG = """
+import json
+i = json.load(open("inputs.json"))
+json.dump({"answer": f"{int(i['end'][8:]) - int(i['start'][8:]) - 32} days"}, open("outputs.json", "w"))
+"""
+OTHER_WRONG = """
+import json
+json.dump({"answer": "365 days"}, open("outputs.json", "w"))
+"""
+
+
+def scenario(*coder: tuple[str | None, str], cross_check: bool = True) -> str:
+    """A one-task plan that names no input (the task still gets the goal's values) and the
+    coder's answers: (pattern or None, program)."""
+    answers = []
+    for match, program in coder:
+        block = "        ```python" + "".join(
+            f"\n        {line}" for line in program.strip().splitlines()
+        )
+        head = f"    - match: '{match}'\n      answer: |\n" if match else "    - answer: |\n"
+        answers.append(head + block + "\n        ```")
+    return (
+        f"""
+name: checked
+goal:
+  text: How many days are there from the start date to the end date?
+  inputs: {{start: "2024-03-14", end: "2025-01-27"}}
+models: {{default: {{provider: scripted}}}}
+roles: {{coder: {{cross_check: {str(cross_check).lower()}}}}}
+sandbox: {{timeout_s: 20, pool_size: 1}}
+budgets: {{wall_s: 120, replans: 0}}
+script:
+  planner:
+    - answer:
+        success_criteria: [the number of days is given]
+        tasks:
+          - {{id: count, role: coder, description: Count the days from start to end., outputs: [answer]}}
+  coder:
+"""
+        + "\n".join(answers)
+        + "\n"
+    )
+
+
+async def test_a_task_that_names_no_input_still_gets_the_goals_values(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(scenario((None, DAYS), cross_check=False))
+    (assignment,) = [a for a in payloads(outcome, "task") if hasattr(a, "inputs")]
+    assert assignment.task.inputs == []
+    assert assignment.inputs == {"start": "2024-03-14", "end": "2025-01-27"}
+    assert outcome.final is not None and outcome.final.answer == "319 days"
+    assert outcome.final.status == "succeeded"
+    assert outcome.final.verdict is not None and outcome.final.verdict.verified
+    assert "cross_check is off" in outcome.final.verdict.checks[0]
+
+
+async def test_a_wrong_value_the_check_catches_is_replaced_by_the_majority(
+    run_yaml: RunYaml,
+) -> None:
+    outcome = await run_yaml(
+        scenario(("disagree", DAYS), ("independent check", DAYS), (None, WRONG))
+    )
+    final = outcome.final
+    assert final is not None and final.status == "succeeded", final
+    assert final.answer == "319 days"
+    assert final.verdict is not None and final.verdict.verified
+    (check,) = final.verdict.checks
+    assert check.startswith("count: two of three programs") and "-19 days" in check
+    runs = {
+        r.envelope.id
+        for r in records(outcome)
+        if r.envelope and r.envelope.payload.type == "exec_result"
+    }
+    assert set(final.verdict.evidence) <= runs and len(final.verdict.evidence) == 2
+
+
+async def test_a_wrong_value_no_check_confirms_does_not_end_succeeded(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(
+        scenario(("disagree", OTHER_WRONG), ("independent check", DAYS), (None, WRONG))
+    )
+    final = outcome.final
+    assert final is not None and final.status == "unverified", final
+    assert outcome.exit_code == 1
+    assert final.verdict is not None and not final.verdict.verified
+    assert final.verdict.checks == ["count: its outputs were not checked"]
+    (result,) = [r for r in payloads(outcome, "result") if r.status == "done"]
+    assert "three programs disagree" in result.summary
+
+
+async def test_agreeing_programs_verify_the_answer(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(scenario(("independent check", DAYS), (None, DAYS)))
+    final = outcome.final
+    assert final is not None and final.status == "succeeded", final
+    assert final.verdict is not None
+    assert final.verdict.checks == [
+        "count: a second program, written independently, gave the same values"
+    ]
+
+
+NO_ANSWER = """
+name: no_answer
+goal: {text: Give the number.}
+models: {default: {provider: scripted}}
+budgets: {wall_s: 120, replans: 0}
+script:
+  planner:
+    - answer:
+        success_criteria: [the number is given]
+        tasks:
+          - {id: think, role: researcher, description: Think about it., outputs: [thoughts]}
+  researcher:
+    - answer: {outputs: {thoughts: ""}}
+"""
+
+
+async def test_a_run_with_no_answer_never_succeeds(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(NO_ANSWER)
+    final = outcome.final
+    assert final is not None and final.status == "failed", final
+    assert final.answer is None
+    assert final.verdict is not None and final.verdict.checks == [
+        "no task produced an answer to the goal"
+    ]
+
+
+UNKNOWN_ROLE = """
+name: unknown_role
+goal: {text: Say hello., inputs: {name: Ada}}
+models: {default: {provider: scripted}}
+budgets: {wall_s: 120}
+script:
+  planner:
+    - answer:
+        success_criteria: [hello is said]
+        tasks: [{id: hi, role: astrologer, description: Say hello to name., inputs: [name], outputs: [answer]}]
+    - match: 'tasks name roles that do not exist \\(hi: .astrologer.\\); use one of coder, researcher'
+      answer:
+        success_criteria: [hello is said]
+        tasks: [{id: hi, role: researcher, description: Say hello to name., inputs: [name], outputs: [answer]}]
+  researcher:
+    - answer: {outputs: {answer: Hello Ada}}
+"""
+
+
+async def test_a_role_outside_the_enum_is_not_in_the_schema_and_is_refused_precisely(
+    run_yaml: RunYaml,
+) -> None:
+    shape = plan_shape(("coder", "researcher"))
+    task = shape.doc["$defs"]["TaskSpec"]["properties"]
+    assert task["role"]["enum"] == ["coder", "researcher"]
+    assert task["outputs"]["items"]["pattern"] == "^[A-Za-z_][A-Za-z0-9_]{0,39}$"
+    outcome = await run_yaml(UNKNOWN_ROLE)
+    plans = payloads(outcome, "plan")
+    assert [t.role for t in plans[-1].tasks] == ["researcher"]
+    asked = [json.loads(p.read_text()) for p in (outcome.run_dir / "prompts").iterdir()]
+    sent = [a["schema"] for a in asked if a.get("schema") and "TaskSpec" in json.dumps(a["schema"])]
+    assert sent and all(
+        s["$defs"]["TaskSpec"]["properties"]["role"]["enum"] == ["coder", "researcher"]
+        for s in sent
+    )
+
+
+MAIN_NOT_CALLED = """
+name: main_not_called
+goal: {text: Double n., inputs: {n: 21}}
+models: {default: {provider: scripted}}
+roles: {coder: {cross_check: false}}
+sandbox: {timeout_s: 20, pool_size: 1}
+budgets: {wall_s: 120}
+script:
+  planner:
+    - answer:
+        success_criteria: [n doubled]
+        tasks: [{id: double, role: coder, description: Double n., inputs: [n], outputs: [answer]}]
+  coder:
+    - match: 'main\\(\\) is defined but never called'
+      answer: |
+        ```python
+        import json
+        def main():
+            json.dump({"answer": json.load(open("inputs.json"))["n"] * 2}, open("outputs.json", "w"))
+        main()
+        ```
+    - answer: |
+        ```python
+        import json
+        def main():
+            json.dump({"answer": json.load(open("inputs.json"))["n"] * 2}, open("outputs.json", "w"))
+        ```
+"""
+
+
+async def test_main_defined_and_never_called_gets_a_hint_that_names_it(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(MAIN_NOT_CALLED)
+    assert outcome.final is not None and outcome.final.answer == "42", outcome.final
+    assert [r.exit_code for r in payloads(outcome, "exec_result")] == [0, 0]
