@@ -246,6 +246,8 @@ class Corpus:
         self._lock = threading.Lock()
         self._db.execute("CREATE VIRTUAL TABLE docs USING fts5(text, source UNINDEXED)")
         self.files = 0
+        self.names: list[str] = []
+        """The names of the files indexed, in order."""
         for path in paths:
             for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
                 if file.is_file() and file.suffix.lower() in self.SUFFIXES:
@@ -258,6 +260,7 @@ class Corpus:
             "INSERT INTO docs(text, source) VALUES (?, ?)", [(c, file.name) for c in chunks]
         )
         self.files += 1
+        self.names.append(file.name)
 
     def search(self, query: str, k: int = 5) -> list[Hit]:
         """The ``k`` paragraphs most relevant to ``query``."""

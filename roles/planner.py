@@ -166,6 +166,15 @@ class Planner(Role[PlannerSettings]):
         """The messages for a plan request."""
         parts = [f"Goal: {request.goal}"]
         parts.append(f"Roles that can do tasks: {', '.join(request.roles)}")
+        if "researcher" in request.roles:
+            corpus = self.deps.corpus
+            if corpus is not None and corpus.names:
+                parts.append(f"Documents the researcher can read: {', '.join(corpus.names[:20])}")
+            else:
+                parts.append(
+                    "No documents are given in this run: the researcher could only guess, so "
+                    "give every value that must be computed or looked up to the coder."
+                )
         if request.goal_inputs:
             parts.append(f"Values given with the goal: {', '.join(request.goal_inputs)}")
         if request.success_criteria:

@@ -130,11 +130,23 @@ def validate_plan(
         return check
     seen: set[str] = set()
     fresh: list[TaskSpec] = []
+    depended = {d for t in tasks for d in t.depends_on}
+    ids = {t.id for t in tasks}
     for task in tasks:
+        if task.id in seen and task.id not in depended and task.id not in completed:
+            # a second task under an id nothing refers to: it is another task, renamed
+            n = 2
+            while f"{task.id}_{n}" in ids | seen:
+                n += 1
+            check.repaired[f"{task.id}.id.{n}"] = f"{task.id}_{n}"
+            task = task.model_copy(update={"id": f"{task.id}_{n}"})
         if not _ID.match(task.id):
             check.errors.append(f"task id {task.id!r} must be 1-64 letters, digits, '_' or '-'")
         elif task.id in seen:
-            check.errors.append(f"task id {task.id!r} is used twice")
+            check.errors.append(
+                f"task id {task.id!r} is used twice and other tasks depend on it: give each "
+                "task an id of its own"
+            )
         elif task.role not in roles:
             near = _closest(task.role, roles)
             if near is not None:
@@ -185,9 +197,11 @@ def validate_plan(
                 continue
             producer = producers.get(name)
             if producer is None:
+                there = sorted(available | set(producers))[:12]
+                offer = f"use one of {', '.join(there)}" if there else "remove it"
                 check.errors.append(
                     f"input {name!r} of task {task.id!r} is provided by no upstream task "
-                    "and not by the goal"
+                    f"and not by the goal: {offer}, or add the task that makes it"
                 )
             elif producer == task.id:
                 check.errors.append(f"task {task.id!r} needs its own output {name!r}")
@@ -207,14 +221,25 @@ def _normal(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
+def _candidates(name: str, known: set[str] | list[str]) -> list[str]:
+    """The known names ``name`` may stand for: those equal once case and punctuation are
+    ignored, else those at least 80% similar."""
+    norm = _normal(name)
+    same = [k for k in known if _normal(k) == norm]
+    if same:
+        return same
+    return [
+        k
+        for k in known
+        if fuzz.ratio(_normal(k), norm) >= 80
+        or (len(norm) >= 3 and (norm in _normal(k) or _normal(k) in norm))
+    ]
+
+
 def _closest(name: str, known: set[str] | list[str]) -> str | None:
-    """The one known name ``name`` unambiguously stands for: equal once case and
-    punctuation are ignored, else the only one at least 80% similar (None: no such one)."""
-    same = [k for k in known if _normal(k) == _normal(name)]
-    if len(same) == 1:
-        return same[0]
-    close = [k for k in known if fuzz.ratio(_normal(k), _normal(name)) >= 80]
-    return close[0] if len(close) == 1 else None
+    """The one known name ``name`` unambiguously stands for (None: none, or several)."""
+    found = _candidates(name, known)
+    return found[0] if len(found) == 1 else None
 
 
 def _known_dependencies(task: TaskSpec, known: set[str], check: PlanCheck) -> TaskSpec:
@@ -250,10 +275,15 @@ def _wire(tasks: list[TaskSpec], available: set[str], check: PlanCheck) -> list[
         for name in task.inputs:
             if name not in available and name not in producers:
                 others = {o for o, p in producers.items() if p != task.id}
-                near = _closest(name, sorted(available | others))
-                if near is not None:
-                    check.repaired[f"{task.id}.inputs.{name}"] = near
-                    name = near
+                found = _candidates(name, sorted(available | others))
+                if not found:
+                    # nothing provides it, nor anything named like it: the task has the
+                    # goal's values and its own description (a value in the goal's words)
+                    check.repaired[f"{task.id}.inputs.{name}"] = "(dropped: nothing provides it)"
+                    continue
+                if len(found) == 1:
+                    check.repaired[f"{task.id}.inputs.{name}"] = found[0]
+                    name = found[0]
             producer = producers.get(name)
             if (
                 name not in available

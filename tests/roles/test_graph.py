@@ -95,15 +95,17 @@ def test_an_ambiguous_name_is_refused_with_what_to_change() -> None:
         [t("a", inputs=["date"])], roles=ROLES, available={"start_date", "end_date"}
     )
     assert check.errors == [
-        "input 'date' of task 'a' is provided by no upstream task and not by the goal"
+        "input 'date' of task 'a' is provided by no upstream task and not by the goal: use "
+        "one of end_date, start_date, or add the task that makes it"
     ]
 
 
-def test_missing_input() -> None:
-    check = validate_plan([t("a", inputs=["nowhere"])], roles=ROLES, available={"g"})
-    assert check.errors == [
-        "input 'nowhere' of task 'a' is provided by no upstream task and not by the goal"
-    ]
+def test_an_input_nothing_provides_nor_is_named_like_is_dropped() -> None:
+    # the task gets the goal's values and its description anyway ("the 40th number")
+    check = validate_plan([t("a", inputs=["nowhere", "g"])], roles=ROLES, available={"g"})
+    assert check.ok, check.errors
+    assert check.tasks["a"].inputs == ["g"]
+    assert check.repaired == {"a.inputs.nowhere": "(dropped: nothing provides it)"}
 
 
 def test_input_from_a_task_that_is_not_upstream_gets_the_dependency() -> None:
@@ -159,7 +161,14 @@ def test_unknown_dependency_duplicate_id_and_bad_id() -> None:
     )
     assert dropped.ok, dropped.errors
     assert dropped.repaired == {"a.depends_on.z": "(dropped: no such task)", "b.depends_on.A": "a"}
-    assert "used twice" in validate_plan([t("a"), t("a")], roles=ROLES, available=set()).errors[0]
+    twice = validate_plan([t("a"), t("a"), t("b", depends_on=["a"])], roles=ROLES, available=set())
+    assert "used twice and other tasks depend on it" in twice.errors[0]
+    renamed = validate_plan(
+        [t("a", desc="x"), t("a", desc="y"), t("a", desc="z")], roles=ROLES, available=set()
+    )
+    assert renamed.ok, renamed.errors
+    assert list(renamed.tasks) == ["a", "a_2", "a_3"]
+    assert renamed.repaired == {"a.id.2": "a_2", "a.id.3": "a_3"}
     assert "must be 1-64" in validate_plan([t("a b")], roles=ROLES, available=set()).errors[0]
 
 

@@ -53,7 +53,7 @@ async def test_invalid_plans_are_repaired(run_yaml: RunYaml) -> None:
     decisions = payloads(outcome, "plan_decision")
     assert [d.accepted for d in decisions] == [False, False, True]
     assert "cycle" in decisions[0].errors[0]
-    assert "'method'" in decisions[1].errors[0]
+    assert "produced by both 'pick' and 'other'" in decisions[1].errors[0]
     requests = payloads(outcome, "plan_request")
     assert [(r.reason, r.attempt) for r in requests] == [
         ("initial", 1),
