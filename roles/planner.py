@@ -63,12 +63,14 @@ class PlanAnswer(BaseModel):
     rationale: str = ""
 
 
-IDENTIFIER = "^[A-Za-z_][A-Za-z0-9_]{0,39}$"
-"""What a task id or a value name may be in the plan schema sent to the model."""
+IDENTIFIER = "^[A-Za-z_][A-Za-z0-9_]*$"
+"""What a task id or a value name may be in the plan schema sent to the model (unbounded:
+llama.cpp turns a bounded repetition into as many nested rules, which slows constrained
+decoding badly; the manager's validation still caps an id at 64 characters)."""
 
 
 @functools.cache
-def plan_shape(roles: tuple[str, ...]) -> AnswerShape[PlanAnswer]:
+def plan_shape(roles: tuple[str, ...], max_tasks: int | None = None) -> AnswerShape[PlanAnswer]:
     """The plan's schema as the model is held to it: ``role`` one of the run's roles, ids
     and value names identifiers, so constrained decoding rules those mistakes out (the
     manager still validates, and refuses what gets through, saying what to change)."""
@@ -77,6 +79,8 @@ def plan_shape(roles: tuple[str, ...]) -> AnswerShape[PlanAnswer]:
     if roles:
         task["role"] = {**task["role"], "enum": list(roles)}
     task["id"] = {**task["id"], "pattern": IDENTIFIER}
+    if max_tasks is not None:
+        doc["properties"]["tasks"] = {**doc["properties"]["tasks"], "maxItems": max_tasks}
     for name in ("inputs", "outputs", "depends_on"):
         task[name] = {**task[name], "items": {"type": "string", "pattern": IDENTIFIER}}
     known = set(roles)
@@ -124,7 +128,7 @@ class Planner(Role[PlannerSettings]):
         try:
             answer = await self.calls.structured(
                 self.prompt(request),
-                plan_shape(tuple(request.roles)),
+                plan_shape(tuple(request.roles), self.settings.max_tasks),
                 what="plan",
                 parent=env,
                 task_id=None,

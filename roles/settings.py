@@ -81,6 +81,10 @@ class ManagerSettings(RoleSettings):
 class PlannerSettings(RoleSettings):
     """The planner turns the goal into success criteria and a task graph."""
 
+    max_tasks: int = Field(default=5, ge=1, le=1000)
+    """The most tasks a plan may have in the schema a live model is held to (the fewest
+    that do the job; a small model asked for a graph otherwise splits a one-line goal)."""
+
 
 class ResearcherSettings(RoleSettings):
     """The researcher answers from its sources: memory, a local corpus, MCP tools."""
