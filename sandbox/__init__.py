@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from sandbox.images import build_image as build_image
     from sandbox.images import default_tag as default_tag
     from sandbox.images import ensure_image as ensure_image
+    from sandbox.images import with_manifest as with_manifest
     from sandbox.labels import POOL as POOL
     from sandbox.labels import PROJECT as PROJECT
     from sandbox.labels import RUN as RUN
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     from sandbox.manifest import Manifest as Manifest
     from sandbox.manifest import missing_module_hint as missing_module_hint
     from sandbox.manifest import read_manifest as read_manifest
-    from sandbox.manifest import with_manifest as with_manifest
     from sandbox.result import ExecutionResult as ExecutionResult
     from sandbox.sandbox import Sandbox as Sandbox
     from sandbox.sandbox import SandboxState as SandboxState
@@ -69,7 +69,7 @@ _WHERE = {
     "Manifest": "manifest",
     "missing_module_hint": "manifest",
     "read_manifest": "manifest",
-    "with_manifest": "manifest",
+    "with_manifest": "images",
     "ExecutionResult": "result",
     "Sandbox": "sandbox",
     "SandboxState": "sandbox",

@@ -22,9 +22,10 @@ from docker.utils import parse_repository_tag
 from sandbox.daemon import connect
 from sandbox.errors import BuildError, ImageMissing
 from sandbox.labels import PROJECT
-from sandbox.settings import DEFAULT_IMAGE
+from sandbox.manifest import read_manifest
+from sandbox.settings import DEFAULT_IMAGE, SandboxSettings
 
-__all__ = ["build_image", "default_tag", "dockerfile", "ensure_image"]
+__all__ = ["build_image", "default_tag", "dockerfile", "ensure_image", "with_manifest"]
 
 _REQUIREMENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._\-\[\],<>=!~*+;:@/ ']*")
 """A pip requirement: a name with extras, versions, markers, or a URL; never a pip option."""
@@ -51,6 +52,15 @@ def ensure_image(client: docker.DockerClient, image: str, *, pull: bool = True) 
         raise ImageMissing(
             image, f"it is not present locally and pulling failed: {reason}"
         ) from exc
+
+
+def with_manifest(settings: SandboxSettings) -> SandboxSettings:
+    """``settings`` with the manifest its image carries filled in (unchanged when it already
+    has one, or the image has none or cannot be read). Blocking."""
+    if settings.manifest is not None:
+        return settings
+    manifest = read_manifest(settings.image, settings.docker_host)
+    return settings if manifest is None else settings.model_copy(update={"manifest": manifest})
 
 
 def default_tag(packages: Sequence[str], base: str = DEFAULT_IMAGE) -> str:

@@ -3,7 +3,7 @@
 ``scripts/build-sandbox`` writes the manifest into the image as the label ``MANIFEST_LABEL``
 (made by ``python -m sandbox.manifest SITE --python X.Y.Z`` from the very site folder the
 image gets, and checked inside the image while it is built). A run reads it at its start
-(`read_manifest`), the coder's prompt names what may be imported (`Manifest.described`),
+(`sandbox.images.with_manifest`), the coder's prompt names what may be imported (`Manifest.described`),
 and a program that imports a module the image lacks is told so, with what there is instead
 (`missing_module_hint`).
 """
@@ -16,12 +16,8 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, ValidationError
-
-if TYPE_CHECKING:
-    from sandbox.settings import SandboxSettings
 
 __all__ = [
     "LOCK_LABEL",
@@ -31,7 +27,6 @@ __all__ = [
     "missing_module",
     "missing_module_hint",
     "read_manifest",
-    "with_manifest",
 ]
 
 MANIFEST_LABEL = "org.society.sandbox.manifest"
@@ -136,15 +131,6 @@ def read_manifest(image: str, docker_host: str | None = None) -> Manifest | None
         return Manifest.model_validate_json(raw)
     except ValidationError:
         return None
-
-
-def with_manifest(settings: SandboxSettings) -> SandboxSettings:
-    """``settings`` with the manifest its image carries filled in (unchanged when it already
-    has one, or the image has none or cannot be read). Blocking."""
-    if settings.manifest is not None:
-        return settings
-    manifest = read_manifest(settings.image, settings.docker_host)
-    return settings if manifest is None else settings.model_copy(update={"manifest": manifest})
 
 
 def missing_module(stderr: str) -> str | None:

@@ -29,7 +29,6 @@ from roles.base import Role
 from roles.budget import BudgetGuard
 from roles.manager.manager import Manager
 from roles.manager.restore import Restored, rebuild, resume
-from sandbox.manifest import with_manifest
 from society.artifacts import restore_artifacts
 from society.assembly import (
     ROLE_CLASSES,
@@ -93,6 +92,8 @@ async def run_scenario(
     await preflight(factory, _model_uses(scenario, external))
     if options.sandbox_manifest and scenario.sandbox.manifest is None:
         # what the image holds, recorded with the scenario: the coder's prompt names it
+        from sandbox.images import with_manifest  # Docker's client loads only when needed
+
         filled = await asyncio.to_thread(with_manifest, scenario.sandbox)
         scenario = scenario.model_copy(update={"sandbox": filled})
     run_dir = (options.runs_dir / run_id).resolve()

@@ -37,7 +37,6 @@ from roles.execution import CodeRunner
 from roles.memory import Corpus, Memory
 from roles.shared_budget import RemoteGuard
 from sandbox.errors import SandboxError
-from sandbox.manifest import with_manifest
 from society.assembly import Collaborators, SandboxFactory, build_role, docker_sandbox
 from society.errors import SocietyError
 from society.models.factory import ModelFactory
@@ -162,6 +161,8 @@ class WorkerHost:
                 raise RuntimeError(msg)
             scenario = Scenario.model_validate(goal.scenario)
         if self.options.role == "coder" and scenario.sandbox.manifest is None:
+            from sandbox.images import with_manifest  # Docker's client loads only when needed
+
             filled = await asyncio.to_thread(with_manifest, scenario.sandbox)
             scenario = scenario.model_copy(update={"sandbox": filled})
         stack = AsyncExitStack()

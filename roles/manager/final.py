@@ -12,7 +12,21 @@ from roles.budget import BudgetTracker
 from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler, TaskState
 
-__all__ = ["final_answer", "final_message", "final_summary", "synthesize", "verdict_of"]
+__all__ = [
+    "NO_ANSWER",
+    "final_answer",
+    "final_message",
+    "final_summary",
+    "synthesize",
+    "verdict_of",
+]
+
+
+NO_ANSWER = (
+    "every task of the plan is done but none produced the answer: give the last task an "
+    'output named "answer" that states every value the goal asks for'
+)
+"""Why a plan whose tasks all finished without an answer is revised."""
 
 
 def _sinks(sched: Scheduler) -> list[str]:

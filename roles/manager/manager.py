@@ -1,12 +1,9 @@
 """The manager: asks for a plan, validates it, dispatches ready tasks in priority order as
 far as the roles' capacity allows, collects results, replans on failure or critique, enforces
-budgets, and publishes the final message. Every decision is a message in the log.
-
-Its parts decide and return values it acts on (`planning`, `tasks`, `approval` for a
-person's answers, `watch` for budgets and the clock, `restore` for a resumed run); the
-bookkeeping is the `Ledger`. Plans and results arrive through work queues; a result is
-applied once, by the assignment it answers, so a redelivered task's duplicate changes
-nothing. A needed role nobody serves fails the run after the presence wait.
+budgets, and publishes the final message (`final`: the answer and its verdict). Its parts
+decide and return values it acts on (`planning`, `tasks`, `approval`, `watch`, `restore`);
+the bookkeeping is the `Ledger`. A result is applied once, by the assignment it answers; a
+needed role nobody serves fails the run after the presence wait.
 """
 
 from __future__ import annotations
@@ -33,7 +30,7 @@ from roles.budget import BudgetTracker
 from roles.context import RoleContext
 from roles.manager import approval
 from roles.manager.approval import AskHuman
-from roles.manager.final import final_message, synthesize
+from roles.manager.final import NO_ANSWER, final_message, synthesize
 from roles.manager.graph import PlanCheck
 from roles.manager.ledger import InFlight, Ledger
 from roles.manager.planning import Planning, Refused, Stale, Valid
@@ -306,13 +303,8 @@ class Manager(Role[ManagerSettings]):
                 pass
         sched = self.scheduler
         if sched is not None and sched.finished and not self.planning.pending:
-            answer, _ = synthesize(self.ledger.completed, sched)
-            if answer is None and self.budget.can_replan():
-                why = (
-                    "every task of the plan is done but none produced the answer: give the "
-                    'last task an output named "answer" that states every value the goal asks for'
-                )
-                await self.replan("failure", why, parent=env)
+            if synthesize(self.ledger.completed, sched)[0] is None and self.budget.can_replan():
+                await self.replan("failure", NO_ANSWER, parent=env)  # never "succeeded" empty
                 return
             await self.finish("succeeded", "", parent=env)
             return
