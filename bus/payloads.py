@@ -13,6 +13,7 @@ from typing import Annotated, ClassVar, Literal, get_args
 
 from pydantic import Field, JsonValue
 
+from bus.deliverable import Deliverable
 from bus.payload_base import _Model, _Payload
 from bus.subjects import Channel
 from bus.usage import Recall, RecalledLesson, Retry, ToolCall, ToolRequest, Usage
@@ -26,6 +27,7 @@ __all__ = [
     "Control",
     "Critique",
     "DeadLetter",
+    "Deliverable",
     "ExecRequest",
     "ExecResult",
     "Final",
@@ -65,6 +67,8 @@ class Goal(_Payload):
     """The scenario the run was started with (secrets redacted), so a log can be re-run."""
     origin: str | None = None
     """For a forked run: ``<run id>@<message number>`` of the run it continues."""
+    deliverable: Deliverable | None = None
+    """What the answer must be when it is code (a function), not a statement of values."""
 
 
 class TaskSpec(_Model):
@@ -103,6 +107,8 @@ class PlanRequest(_Payload):
     """Why a plan is asked for; only ``REPLANS`` spend the replan budget (a person's
     rejection does not: it is their decision, not a loop the critic caught)."""
     goal_inputs: list[str] = []
+    deliverable: Deliverable | None = None
+    """The goal's answer is this function: one coding task writes it."""
     """Names of the values the goal provides."""
     roles: list[str] = []
     """The roles available to do tasks."""
@@ -171,6 +177,8 @@ class TaskAssignment(_Payload):
     plan_revision: int = 1
     notes: list[str] = []
     """Lessons and remarks the role should take into account."""
+    deliverable: Deliverable | None = None
+    """The task's ``answer`` is this function's code (checked by its docstring's examples)."""
 
 
 class Artifact(_Model):

@@ -20,10 +20,13 @@ from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
 from pydantic import JsonValue
 
 from bus import Envelope
+from bus.deliverable import Deliverable
 from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
+from roles import function_writer
 from roles.coder_hints import code_hints, describe_run
 from roles.cross_check import CHECK_NOTE, disagreements
 from roles.errors import TaskFailed
+from roles.examples import examples_in, passed_of
 from roles.execution import CodeRunner, ExecutionResult, notes_text, to_payload
 from roles.settings import CoderSettings
 from roles.structured import AnswerInvalid, code_from
@@ -122,6 +125,8 @@ class Coder(WorkerRole[CoderSettings]):
         with ``cross_check``, check them by a second program written independently, and a
         third to break a tie."""
         task = assignment.task
+        if assignment.deliverable is not None:
+            return await self._write_function(env, assignment, assignment.deliverable)
         first = await self._solve(env, assignment, self.prompt(assignment))
         if not self.settings.cross_check or not task.outputs:
             check = (
@@ -217,6 +222,58 @@ class Coder(WorkerRole[CoderSettings]):
         msg = f"code still failing after {settings.max_attempts} attempts: {problem}"
         raise TaskFailed(msg)
 
+    async def _write_function(
+        self, env: Envelope, assignment: TaskAssignment, deliverable: Deliverable
+    ) -> TaskResult:
+        """The answer is a function: a draft and its fixes, then fresh drafts, each run
+        against its docstring's examples; the first that passes is the answer (else the
+        one that passed the most, unchecked)."""
+        task = assignment.task
+        examples = examples_in(deliverable.stub, deliverable.function)
+        system = self.system_prompt(self._with_libraries(function_writer.SYSTEM))
+        notes = assignment.notes + self.talk.take_remarks()
+        drafts = [None, *function_writer.FRESH[: self.settings.fresh_drafts]]
+        best: tuple[int, str, str, str] | None = None  # examples passed, code, failure, exec id
+        failure = ""
+        tries = 0
+        for n, fresh in enumerate(drafts):
+            request = function_writer.function_request(deliverable, notes, fresh)
+            convo = function_writer.conversation(system, request)
+            for attempt in range(self.settings.max_attempts if n == 0 else 1):
+                if attempt:
+                    convo.append(function_writer.fix_request(failure))
+                reply = await self.calls.call(convo, parent=env, task_id=task.id)
+                convo.append(AssistantMessage(content=reply.text, source=self.name))
+                try:
+                    code = code_from(reply.text)
+                except AnswerInvalid as exc:
+                    failure = str(exc)
+                    continue
+                check = function_writer.check_code(deliverable, code, examples)
+                run, exec_id = await self._execute(env, task.id, check, {})
+                tries += 1
+                failure = function_writer.failure_of(run, examples)
+                passed = len(examples) if not failure else passed_of(failure)
+                if best is None or passed > best[0]:  # a wrong example in a docstring
+                    best = (passed, code, failure, exec_id)  # must not cost a better draft
+                if not failure:
+                    break
+                self.log.info("function check failed", task=task.id, problem=failure[:200])
+            if best is not None and not best[2]:
+                break
+        if best is None:
+            msg = f"no answer held the function's code: {failure}"
+            raise TaskFailed(msg)
+        _, code, failure, exec_id = best
+        checks = [f"its code passed the {len(examples)} examples its docstring states"]
+        solved = Solved({"answer": code}, {"solution.py": code.encode()}, exec_id, tries)
+        if failure:
+            return self._done(assignment, solved, [], [], note=failure)
+        if not examples:
+            note = "its docstring states no examples to run (the function is defined)"
+            return self._done(assignment, solved, [], [], note=note)
+        return self._done(assignment, solved, checks, [exec_id])
+
     async def _execute(
         self, env: Envelope, task_id: str, code: str, files: dict[str, bytes]
     ) -> tuple[ExecutionResult, str]:
@@ -284,6 +341,12 @@ class Coder(WorkerRole[CoderSettings]):
             )
         return artifacts
 
+    def _with_libraries(self, system: str) -> str:
+        libraries = self.deps.libraries
+        if libraries is None:
+            return system
+        return f"{system}\nThe sandbox has {libraries.described()}; nothing else can be installed."
+
     def prompt(self, assignment: TaskAssignment, note: str = "") -> list[LLMMessage]:
         """The first messages for a coding task (``note``: what a check program is told)."""
         task = assignment.task
@@ -303,10 +366,7 @@ class Coder(WorkerRole[CoderSettings]):
             parts.append("Keep in mind:\n- " + "\n- ".join(notes))
         if note:
             parts.append(note)
-        system = SYSTEM
-        if self.deps.libraries is not None:
-            system += f"\nThe sandbox has {self.deps.libraries.described()}; nothing else can be installed."
         return [
-            self.system_prompt(system),
+            self.system_prompt(self._with_libraries(SYSTEM)),
             UserMessage(content="\n\n".join(parts), source="manager"),
         ]

@@ -14,6 +14,7 @@ from autogen_core.models import LLMMessage, UserMessage
 from pydantic import BaseModel, ConfigDict, Field
 
 from bus import Envelope
+from bus.deliverable import Deliverable
 from bus.payloads import Chat, Plan, PlanRequest, TaskSpec
 from bus.subjects import Channel
 from bus.workqueue import Delivery, QueueSpec
@@ -23,7 +24,7 @@ from roles.errors import BudgetExceeded, ModelAnswerError, TaskFailed
 from roles.settings import PlannerSettings
 from roles.structured import AnswerShape
 
-__all__ = ["PlanAnswer", "Planner", "plan_shape"]
+__all__ = ["PlanAnswer", "Planner", "function_plan", "plan_shape"]
 
 SYSTEM = """You are the planner of a team of AI agents. You turn a goal into:
 1. success_criteria: a few concrete, checkable statements that are true when the goal is met;
@@ -94,6 +95,31 @@ def plan_shape(roles: tuple[str, ...], max_tasks: int | None = None) -> AnswerSh
     return AnswerShape(PlanAnswer, doc, check)
 
 
+def function_plan(request: PlanRequest, deliverable: Deliverable) -> Plan:
+    """The plan for a goal whose answer is a function: one coding task writes it, no model
+    asked (a small model splits "complete this function" into tasks computing values)."""
+    name = deliverable.function
+    tid = "implement" if request.revision == 1 else f"implement_{request.revision}"
+    task = TaskSpec(
+        id=tid,
+        role="coder",
+        description=(
+            f"Write the Python function `{name}` so that it does what its docstring says; "
+            "the answer is its code."
+        ),
+        outputs=["answer"],
+    )
+    criteria = request.success_criteria or [
+        f"`{name}` does what its docstring says, on the examples it states and beyond"
+    ]
+    return Plan(
+        revision=request.revision,
+        success_criteria=criteria,
+        tasks=[task],
+        rationale="the answer is one function: one coding task writes and checks it",
+    )
+
+
 class Planner(Role[PlannerSettings]):
     """Answers plan requests with plans."""
 
@@ -123,6 +149,9 @@ class Planner(Role[PlannerSettings]):
             await self.send(failed, parent=delivery.envelope)
 
     async def _plan(self, env: Envelope, request: PlanRequest) -> None:
+        if request.deliverable is not None and "coder" in request.roles:
+            await self.send(function_plan(request, request.deliverable), parent=env)
+            return
         if self.lessons is None:  # the goal does not change within a run: recall once
             self.lessons = await self.recall(request.goal, parent=env)
         try:

@@ -110,6 +110,9 @@ class CoderSettings(RoleSettings):
     """Runs per task: the first try plus fixes."""
     tools: list[str] = []
     """MCP tools it may call: ``server`` (all its tools) or ``server.tool`` (see ``tools``)."""
+    fresh_drafts: int = Field(default=3, ge=0, le=10)
+    """For a goal whose answer is a function: fresh drafts after the first draft and its
+    fixes failed the docstring's examples (each checked the same way)."""
     cross_check: bool | None = None
     """Check each task's outputs by a second program written independently (a third breaks
     a tie); outputs no check confirmed leave the run ``unverified``. Default: on for live

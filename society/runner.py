@@ -183,6 +183,7 @@ async def run_scenario(
             goal = Goal(
                 text=scenario.goal.text,
                 inputs=scenario.goal.inputs,
+                deliverable=scenario.goal.deliverable,
                 scenario=scenario_doc,
                 origin=options.origin,
             )

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from bus.deliverable import Deliverable
 from bus.delivery import DeliverySettings
 from roles.budget import BudgetSettings
 from roles.settings import (
@@ -50,6 +51,9 @@ class GoalSpec(_Strict):
     """What the society should achieve."""
     inputs: dict[str, JsonValue] = {}
     """Named values given with the goal."""
+    deliverable: Deliverable | None = None
+    """The answer is a Python function (its name, and its stub: signature and docstring),
+    written by one coding task and checked by its docstring's examples."""
 
 
 class RolesSpec(_Strict):

@@ -85,6 +85,7 @@ class Planning:
             attempt=self.attempt,
             reason=reason,  # type: ignore[arg-type]
             goal_inputs=sorted(goal.inputs),
+            deliverable=goal.deliverable,
             roles=roles,
             errors=errors or [],
             completed=ledger.completed,

@@ -65,6 +65,7 @@ def assignments(
             attempt=attempt,
             plan_revision=revision,
             notes=[*notes.get(spec.role, []), *ledger.retry_note(spec.id)],
+            deliverable=goal.deliverable if "answer" in spec.outputs else None,
         )
         env = Envelope.new(run_id, sender, assignment, parent_id=goal_id, task_id=spec.id)
         ledger.send(env.id, InFlight(spec.id, attempt, revision, role=spec.role))

@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from bus.deliverable import Deliverable
 from roles.budget import BudgetSettings
 from society.errors import RunError
 from society.eval.suite import Case, Defaults, PythonCheck, Suite
@@ -83,6 +84,7 @@ def humaneval_suite(
             goal=HUMANEVAL_GOAL.format(prompt=p["prompt"]),
             inputs={"function": p["prompt"], "entry_point": p["entry_point"]},
             answer="code",
+            deliverable=Deliverable(function=p["entry_point"], stub=p["prompt"]),
             graders=[
                 PythonCheck(
                     code=_CHECK.format(prompt=p["prompt"], test=p["test"], entry=p["entry_point"]),

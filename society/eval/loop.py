@@ -3,7 +3,7 @@ lines of code a society must beat (FINDINGS: 123/164 on HumanEval against 111 fo
 
 Per case: ask for a program (at the eval's temperature); run it in the sandbox against the
 checks the case itself states, never the grader's hidden ones — for a function case the
-examples in its docstring (`society.eval.examples`; none usable: answered once), for a
+examples in its docstring (`roles.examples`; none usable: answered once), for a
 text case its visible ``checks`` plus: it ran, exited 0 and printed something. On failure,
 up to ``repairs`` calls that show the failure; then up to ``samples`` fresh programs at
 ``temperature`` (seeded); keep the first program that passes, else the last.
@@ -20,10 +20,10 @@ from pathlib import Path
 from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
 from pydantic import JsonValue
 
+from roles.examples import check_program, examples_in
 from roles.structured import AnswerInvalid, extract_code
 from society.eval.arms import Answered, EvalContext, LoopSettings
 from society.eval.baselines import _call, _documents, _factory, _make, prompt_of
-from society.eval.examples import check_program, examples_in
 from society.eval.graders import Submission, grade_all
 from society.eval.suite import Case, Suite
 

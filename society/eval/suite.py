@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
+from bus.deliverable import Deliverable
 from bus.delivery import DeliverySettings
 from roles.budget import BudgetSettings
 from roles.settings import PresenceSettings
@@ -112,6 +113,9 @@ class Case(_Strict):
     answer: Literal["text", "code"] = "text"
     """What the answer is: text (a program baseline prints it), or the code of a Python
     function (HumanEval: the program baseline's code is the answer)."""
+    deliverable: Deliverable | None = None
+    """For a code answer: the function (name and stub) the society's coder writes and
+    checks by its docstring's examples."""
     budgets: BudgetSettings | None = None
     """This case's budgets instead of the suite's."""
     script: dict[str, list[ScriptedAnswer]] = {}
@@ -159,7 +163,7 @@ class Suite(_Strict):
         data: dict[str, Any] = {
             "name": case.id,
             "description": f"{self.name}: {case.id}",
-            "goal": {"text": case.goal, "inputs": case.inputs},
+            "goal": {"text": case.goal, "inputs": case.inputs, "deliverable": case.deliverable},
             "models": d.models,
             "roles": roles,
             "budgets": case.budgets or d.budgets,

@@ -1,0 +1,95 @@
+"""A goal whose answer is a function (a deliverable): one coding task, no planner call; the
+coder runs the examples its docstring states in the sandbox, shows a failure back, and
+the answer is the code that passed them (or, when none did, the best, unverified)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bus.payloads import Usage
+
+from .conftest import RunYaml, payloads
+
+pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(120)]
+
+RIGHT = """
+def add_one(x):
+    return x + 1
+"""
+OFF_BY_ONE = """
+def add_one(x):
+    return x + 2
+"""
+ALMOST = """
+def add_one(x):
+    return x + 1 if x else 0
+"""
+
+
+def scenario(*coder: tuple[str | None, str], drafts: int = 3) -> str:
+    """A function goal, and the coder's answers: (pattern or None, code)."""
+    answers = []
+    for match, program in coder:
+        block = "        ```python" + "".join(
+            f"\n        {line}" for line in program.strip().splitlines()
+        )
+        head = f"    - match: '{match}'\n      answer: |\n" if match else "    - answer: |\n"
+        answers.append(head + block + "\n        ```")
+    return (
+        f"""
+name: function
+goal:
+  text: Complete the function add_one.
+  deliverable:
+    function: add_one
+    stub: |
+      def add_one(x):
+          \"\"\"One more than x.
+          >>> add_one(1)
+          2
+          >>> add_one(0) == 1
+          \"\"\"
+models: {{default: {{provider: scripted}}}}
+roles: {{coder: {{max_attempts: 2, fresh_drafts: {drafts}}}}}
+sandbox: {{timeout_s: 20, pool_size: 1}}
+budgets: {{wall_s: 120, replans: 0}}
+script:
+  coder:
+"""
+        + "\n".join(answers)
+        + "\n"
+    )
+
+
+async def test_the_code_that_passes_its_examples_is_the_answer(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(scenario(("returned 3, expected 2", RIGHT), (None, OFF_BY_ONE)))
+    final = outcome.final
+    assert final is not None and final.status == "succeeded", final
+    assert final.answer is not None and "return x + 1" in final.answer
+    assert final.verdict is not None and final.verdict.verified
+    assert final.verdict.checks == [
+        "implement: its code passed the 2 examples its docstring states"
+    ]
+    (plan,) = payloads(outcome, "plan")
+    assert [(t.id, t.role, t.outputs) for t in plan.tasks] == [("implement", "coder", ["answer"])]
+    calls = [u for u in payloads(outcome, "usage") if isinstance(u, Usage) and u.kind == "model"]
+    assert {u.model for u in calls} == {"scripted"} and len(calls) == 2  # no planner call
+    (assignment,) = payloads(outcome, "task")
+    assert assignment.deliverable is not None and assignment.deliverable.function == "add_one"
+    runs = payloads(outcome, "exec_result")
+    assert [r.exit_code for r in runs] == [1, 0]  # the examples ran in the sandbox
+    assert [a.name for a in final.artifacts] == ["solution.py"]
+
+
+async def test_with_no_draft_passing_the_best_is_kept_unverified(run_yaml: RunYaml) -> None:
+    # the first draft passes 1 of 2 examples; its fix and the fresh draft pass none
+    outcome = await run_yaml(
+        scenario((None, ALMOST), (None, OFF_BY_ONE), (None, OFF_BY_ONE), drafts=1)
+    )
+    final = outcome.final
+    assert final is not None and final.status == "unverified", final
+    assert outcome.exit_code == 1
+    assert final.answer is not None and "if x else 0" in final.answer
+    (result,) = payloads(outcome, "result")
+    assert "1 of 2 examples passed" in result.summary
+    assert len(payloads(outcome, "exec_result")) == 3
