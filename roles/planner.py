@@ -157,7 +157,7 @@ class Planner(Role[PlannerSettings]):
         try:
             answer = await self.calls.structured(
                 self.prompt(request),
-                plan_shape(tuple(request.roles), self.settings.max_tasks),
+                plan_shape(self.roles(request), self.settings.max_tasks),
                 what="plan",
                 parent=env,
                 task_id=None,
@@ -195,11 +195,19 @@ class Planner(Role[PlannerSettings]):
             text = f"(the planner could not answer: {exc})"
         await self.talk.reply(env, text)
 
+    def roles(self, request: PlanRequest) -> tuple[str, ...]:
+        """The roles a plan may use: the run's, less the researcher when it may not be
+        offered (nothing to read)."""
+        barred = {"researcher"} if self.settings.offer_researcher is False else set()
+        kept = tuple(r for r in request.roles if r not in barred)
+        return kept or tuple(request.roles)
+
     def prompt(self, request: PlanRequest) -> list[LLMMessage]:
         """The messages for a plan request."""
         parts = [f"Goal: {request.goal}"]
-        parts.append(f"Roles that can do tasks: {', '.join(request.roles)}")
-        if "researcher" in request.roles:
+        roles = self.roles(request)
+        parts.append(f"Roles that can do tasks: {', '.join(roles)}")
+        if "researcher" in roles:
             corpus = self.deps.corpus
             if corpus is not None and corpus.names:
                 parts.append(f"Documents the researcher can read: {', '.join(corpus.names[:20])}")

@@ -84,6 +84,10 @@ class PlannerSettings(RoleSettings):
     max_tasks: int = Field(default=5, ge=1, le=1000)
     """The most tasks a plan may have in the schema a live model is held to (the fewest
     that do the job; a small model asked for a graph otherwise splits a one-line goal)."""
+    offer_researcher: bool | None = None
+    """Whether plans may give the researcher tasks. Default: for a live model, only when it
+    has something to read (documents or tools: with neither it can only guess); always
+    for scripted answers."""
 
 
 class ResearcherSettings(RoleSettings):

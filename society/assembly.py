@@ -25,7 +25,7 @@ from roles.memory import Corpus, Memory
 from roles.planner import Planner
 from roles.reflector import Reflector
 from roles.researcher import Researcher
-from roles.settings import CoderSettings, ResearcherSettings, RoleSettings
+from roles.settings import CoderSettings, PlannerSettings, ResearcherSettings, RoleSettings
 from society.models.factory import ModelFactory
 from society.prompts import PromptStore
 from society.scenario import WORKER_ROLES, Scenario
@@ -115,6 +115,10 @@ def build_role(
         settings = settings.model_copy(update={"cross_check": live})
     if isinstance(settings, ResearcherSettings) and settings.require_sources is None:
         settings = settings.model_copy(update={"require_sources": live})
+    if isinstance(settings, PlannerSettings) and settings.offer_researcher is None:
+        research = scenario.roles.researcher
+        readable = bool(research.corpus or research.tools)
+        settings = settings.model_copy(update={"offer_researcher": readable or not live})
     if concurrency is not None:
         settings = settings.model_copy(update={"concurrency": concurrency})
     deps = RoleDeps(

@@ -151,24 +151,26 @@ class PingPong:
 
 
 class Redo:
-    """A task planned again after an equal task was already done (judged as plans arrive)."""
+    """A task planned again after an equal task was already done (judged as plans arrive):
+    described alike, and producing nothing the done one did not (a task planned again to
+    give the answer a plan lacked is not a redo)."""
 
     def __init__(self, s: CriticSettings) -> None:
         self.s = s
-        self.assigned: dict[str, str] = {}
-        self.done: dict[str, tuple[str, str]] = {}
+        self.assigned: dict[str, tuple[str, frozenset[str]]] = {}
+        self.done: dict[str, tuple[str, str, frozenset[str]]] = {}
         self.found: list[Finding] = []
 
     def add(self, env: Envelope) -> None:
         p = env.payload
         if isinstance(p, TaskAssignment):
-            self.assigned[p.task.id] = p.task.description
+            self.assigned[p.task.id] = (p.task.description, frozenset(p.task.outputs))
         elif isinstance(p, TaskResult) and p.status == "done" and p.task_id in self.assigned:
-            self.done[p.task_id] = (env.id, self.assigned[p.task_id])
+            self.done[p.task_id] = (env.id, *self.assigned[p.task_id])
         elif isinstance(p, Plan) and p.revision >= 2 and self.done:
-            done = list(self.done.items())
-            descriptions = [desc for _, (_, desc) in done]
             for task in p.tasks:
+                done = [(t, d) for t, d in self.done.items() if set(task.outputs) <= d[2]]
+                descriptions = [desc for _, (_, desc, _) in done]
                 matches = process.extract(
                     task.description,
                     descriptions,
@@ -177,7 +179,7 @@ class Redo:
                     limit=None,
                 )
                 for _, _, i in sorted(matches, key=lambda m: m[2]):
-                    tid, (rid, _) = done[i]
+                    tid, (rid, _, _) = done[i]
                     self.found.append(
                         Finding(
                             "redo",

@@ -180,6 +180,8 @@ def validate_plan(
         check.errors.append("the tasks form a cycle: " + " → ".join(map(str, cycle)))
         return check
 
+    position = {tid: n for n, tid in enumerate(order)}
+    fresh = _restated_outputs(fresh, position, check)
     producers: dict[str, str] = {}
     by_id = {t.id: t for t in fresh}
     for task in fresh:
@@ -190,7 +192,6 @@ def validate_plan(
                 )
             producers.setdefault(out, task.id)
 
-    position = {tid: n for n, tid in enumerate(order)}
     for task in fresh:
         for name in task.inputs:
             if name in available:
@@ -316,6 +317,47 @@ def _reaches(start: str, *, producer_of: str, by_id: dict[str, TaskSpec]) -> boo
                 seen.add(dep)
                 stack.append(dep)
     return False
+
+
+def _restated_outputs(
+    fresh: list[TaskSpec], position: dict[str, int], check: PlanCheck
+) -> list[TaskSpec]:
+    """An output made by a task and made again by one downstream of it (a value computed,
+    then stated as the answer): the first one's becomes ``<task>_<output>``, and the tasks
+    that read it and are not downstream of the second read that name. Two producers where
+    neither follows the other are left for the refusal: which one is meant is unclear."""
+    by_id = {t.id: t for t in fresh}
+    makers: dict[str, list[str]] = {}
+    for task in fresh:
+        for out in task.outputs:
+            makers.setdefault(out, []).append(task.id)
+    outs: dict[str, dict[str, str]] = {}  # task id -> {output: new name}
+    ins: dict[str, dict[str, str]] = {}  # task id -> {input: new name}
+    for out, tids in makers.items():
+        if len(tids) != 2:
+            continue
+        first, second = sorted(tids, key=position.__getitem__)
+        new = f"{first}_{out}"
+        if not _upstream(first, second, by_id, position) or new in makers:
+            continue
+        check.repaired[f"{first}.outputs.{out}"] = new
+        outs.setdefault(first, {})[out] = new
+        for task in fresh:
+            if out not in task.inputs or task.id == first:
+                continue
+            if task.id == second or not _upstream(second, task.id, by_id, position):
+                ins.setdefault(task.id, {})[out] = new
+    if not outs:
+        return fresh
+    return [
+        task.model_copy(
+            update={
+                "outputs": [outs.get(task.id, {}).get(o, o) for o in task.outputs],
+                "inputs": [ins.get(task.id, {}).get(i, i) for i in task.inputs],
+            }
+        )
+        for task in fresh
+    ]
 
 
 def _upstream(

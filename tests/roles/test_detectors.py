@@ -124,6 +124,20 @@ def test_redo_of_a_completed_task() -> None:
     assert finding.detector == "redo"
 
 
+def test_a_task_planned_again_to_give_the_answer_is_not_a_redo() -> None:
+    desc = "Count the primes below 100"
+    spec = TaskSpec(id="a", role="coder", description=desc, outputs=["count"])
+    history = [
+        env("manager/0", TaskAssignment(task=spec, goal="g")),
+        env("coder/0", TaskResult(task_id="a", role="coder", status="done")),
+        plan(TaskSpec(id="a2", role="coder", description=desc, outputs=["answer"]), revision=2),
+    ]
+    assert detect_redo(history, S) == []
+    same = TaskSpec(id="a3", role="coder", description=desc, outputs=["count"])
+    (finding,) = detect_redo([*history[:2], plan(same, revision=2)], S)
+    assert "'a3' again" in finding.summary
+
+
 def test_loop_detectors_only_look_at_the_current_plan_revision() -> None:
     old = [failed_run("KeyError: 'x'") for _ in range(2)]
     accepted = env("manager/0", PlanDecision(revision=2, accepted=True))

@@ -279,3 +279,41 @@ def test_numbered_tasks_are_never_compared_in_full(monkeypatch: pytest.MonkeyPat
     assert check.ok, check.errors
     assert check.merged == {"again": "q7"}  # a real duplicate is still found
     assert compared == [("q7", "again")]
+
+
+def test_an_output_stated_again_downstream_is_renamed_where_it_is_made_first() -> None:
+    check = validate_plan(
+        [
+            t("compute", desc="count the days", outputs=["answer"]),
+            t(
+                "log",
+                desc="log the count",
+                inputs=["answer"],
+                depends_on=["compute"],
+                outputs=["log"],
+            ),
+            t(
+                "state",
+                desc="state it",
+                inputs=["answer"],
+                depends_on=["compute"],
+                outputs=["answer"],
+            ),
+            t(
+                "show",
+                desc="show the answer",
+                inputs=["answer"],
+                depends_on=["state"],
+                outputs=["shown"],
+            ),
+        ],
+        roles=ROLES,
+        available=set(),
+    )
+    assert check.errors == []
+    assert check.repaired == {"compute.outputs.answer": "compute_answer"}
+    tasks = check.tasks
+    assert tasks["compute"].outputs == ["compute_answer"]
+    assert tasks["log"].inputs == ["compute_answer"]  # not downstream of the restatement
+    assert tasks["state"].inputs == ["compute_answer"] and tasks["state"].outputs == ["answer"]
+    assert tasks["show"].inputs == ["answer"]  # reads the restated answer

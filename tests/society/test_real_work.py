@@ -216,3 +216,37 @@ async def test_main_defined_and_never_called_gets_a_hint_that_names_it(run_yaml:
     outcome = await run_yaml(MAIN_NOT_CALLED)
     assert outcome.final is not None and outcome.final.answer == "42", outcome.final
     assert [r.exit_code for r in payloads(outcome, "exec_result")] == [0, 0]
+
+
+NOTHING_TO_READ = """
+name: nothing_to_read
+goal: {text: Double n., inputs: {n: 21}}
+models: {default: {provider: scripted}}
+roles: {planner: {offer_researcher: false}, coder: {cross_check: false}}
+sandbox: {timeout_s: 20, pool_size: 1}
+budgets: {wall_s: 120}
+script:
+  planner:
+    - answer:
+        success_criteria: [n doubled]
+        tasks: [{id: double, role: coder, description: Double n., outputs: [answer]}]
+  coder:
+    - answer: |
+        ```python
+        import json
+        print(json.load(open("inputs.json"))["n"] * 2)
+        ```
+"""
+
+
+async def test_a_researcher_with_nothing_to_read_is_not_offered_to_the_plan(
+    run_yaml: RunYaml,
+) -> None:
+    outcome = await run_yaml(NOTHING_TO_READ)
+    assert outcome.final is not None and outcome.final.answer == "42"
+    asked = [json.loads(p.read_text()) for p in (outcome.run_dir / "prompts").iterdir()]
+    (planner,) = [a for a in asked if a.get("schema") and "TaskSpec" in json.dumps(a["schema"])]
+    assert planner["schema"]["$defs"]["TaskSpec"]["properties"]["role"]["enum"] == ["coder"]
+    assert "Roles that can do tasks: coder\n" in json.dumps(planner["messages"]).replace(
+        "\\n", "\n"
+    )
