@@ -236,6 +236,7 @@ class Coder(WorkerRole[CoderSettings]):
         best: tuple[int, str, str, str] | None = None  # examples passed, code, failure, exec id
         failure = ""
         tries = 0
+        seen: dict[str, str] = {}  # code checked, and how it failed ("" passed)
         for n, fresh in enumerate(drafts):
             request = function_writer.function_request(deliverable, notes, fresh)
             convo = function_writer.conversation(system, request)
@@ -249,10 +250,14 @@ class Coder(WorkerRole[CoderSettings]):
                 except AnswerInvalid as exc:
                     failure = str(exc)
                     continue
+                if code.strip() in seen:  # the same code again: it would fail the same way,
+                    failure = seen[code.strip()]  # and more fixes will not change it
+                    break
                 check = function_writer.check_code(deliverable, code, examples)
                 run, exec_id = await self._execute(env, task.id, check, {})
                 tries += 1
                 failure = function_writer.failure_of(run, examples)
+                seen[code.strip()] = failure
                 passed = len(examples) if not failure else passed_of(failure)
                 if best is None or passed > best[0]:  # a wrong example in a docstring
                     best = (passed, code, failure, exec_id)  # must not cost a better draft

@@ -20,6 +20,10 @@ OFF_BY_ONE = """
 def add_one(x):
     return x + 2
 """
+BELOW = """
+def add_one(x):
+    return x - 1
+"""
 ALMOST = """
 def add_one(x):
     return x + 1 if x else 0
@@ -83,9 +87,7 @@ async def test_the_code_that_passes_its_examples_is_the_answer(run_yaml: RunYaml
 
 async def test_with_no_draft_passing_the_best_is_kept_unverified(run_yaml: RunYaml) -> None:
     # the first draft passes 1 of 2 examples; its fix and the fresh draft pass none
-    outcome = await run_yaml(
-        scenario((None, ALMOST), (None, OFF_BY_ONE), (None, OFF_BY_ONE), drafts=1)
-    )
+    outcome = await run_yaml(scenario((None, ALMOST), (None, OFF_BY_ONE), (None, BELOW), drafts=1))
     final = outcome.final
     assert final is not None and final.status == "unverified", final
     assert outcome.exit_code == 1
@@ -93,3 +95,17 @@ async def test_with_no_draft_passing_the_best_is_kept_unverified(run_yaml: RunYa
     (result,) = payloads(outcome, "result")
     assert "1 of 2 examples passed" in result.summary
     assert len(payloads(outcome, "exec_result")) == 3
+
+
+async def test_the_same_code_again_is_not_run_again_and_a_fresh_draft_follows(
+    run_yaml: RunYaml,
+) -> None:
+    outcome = await run_yaml(
+        scenario(("Solve it afresh", RIGHT), (None, OFF_BY_ONE), (None, OFF_BY_ONE))
+    )
+    final = outcome.final
+    assert final is not None and final.status == "succeeded", final
+    assert final.answer is not None and "return x + 1" in final.answer
+    calls = [u for u in payloads(outcome, "usage") if isinstance(u, Usage) and u.kind == "model"]
+    assert len(calls) == 3
+    assert len(payloads(outcome, "exec_result")) == 2  # the repeated code never ran
