@@ -39,8 +39,8 @@ from roles.context import RoleContext, RoleDeps  # noqa: E402
 from roles.manager.manager import Manager  # noqa: E402
 from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
 from roles.worker import WorkerRole  # noqa: E402
-from society.gc_policy import settle_after_startup  # noqa: E402
 from society.logs import configure_logging  # noqa: E402
+from society.run.gc_policy import settle_after_startup  # noqa: E402
 
 
 class Echo(WorkerRole[RoleSettings]):

@@ -41,11 +41,11 @@ from roles.manager.manager import Manager  # noqa: E402
 from roles.model_access import ModelAccess  # noqa: E402
 from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
 from roles.worker import WorkerRole  # noqa: E402
-from society.gc_policy import settle_after_startup  # noqa: E402
 from society.logs import configure_logging  # noqa: E402
 from society.models.offline import OfflineClient  # noqa: E402
 from society.models.ratelimit import RateLimiter  # noqa: E402
 from society.models.retrying import RetryingClient  # noqa: E402
+from society.run.gc_policy import settle_after_startup  # noqa: E402
 
 
 class LatencyClient(OfflineClient):

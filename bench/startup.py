@@ -2,7 +2,11 @@
 small log, each against a bare `python -c pass`, in interleaved pairs (A, B, A, B...); and
 the quickstart run's process wall against the wall time the run itself reports.
 
-    python bench/startup.py [--pairs 15] [--quickstart-runs 5]
+    python bench/startup.py [--pairs 15] [--quickstart-runs 5] [--against CHECKOUT]
+
+With ``--against``, each command is also timed from another checkout of society (say,
+before a restructuring: ``git worktree add /tmp/before <commit>``), in the same
+interleaving (bare, this, that, ...), and the ratio this/that is printed.
 
 Prints each command's wall time as median and spread and the pairwise ratio to a bare
 Python start. Targets (issue 18): `society --help` <= 5x a bare start; the quickstart's
@@ -25,9 +29,11 @@ ROOT = Path(__file__).resolve().parents[1]
 SOCIETY = [sys.executable, "-m", "society.cli"]
 
 
-def wall(cmd: list[str]) -> float:
+def wall(cmd: list[str], checkout: Path | None = None) -> float:
+    """Seconds ``cmd`` takes; with ``checkout``, its packages come first on the path."""
+    env = {**os.environ, "PYTHONPATH": str(checkout)} if checkout is not None else None
     began = time.perf_counter()
-    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=env)
     return time.perf_counter() - began
 
 
@@ -40,6 +46,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=15, help="0 to skip the commands")
     parser.add_argument("--quickstart-runs", type=int, default=5, help="0 to skip")
+    parser.add_argument("--against", type=Path, help="another checkout, timed alongside")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         sys.path.insert(0, str(ROOT))
@@ -55,12 +62,18 @@ def main() -> None:
         for name, cmd in commands.items() if args.pairs else ():
             base: list[float] = []
             mine: list[float] = []
+            theirs: list[float] = []
             for _ in range(args.pairs):
                 base.append(wall(bare))
                 mine.append(wall(cmd))
+                if args.against is not None:
+                    theirs.append(wall(cmd, args.against))
             ratios = [m / b for m, b in zip(mine, base, strict=True)]
             print(f"{name}: {shown(mine)} s; bare python {shown(base)} s")
             print(f"  ratio {shown(ratios)}" + ("   target <= 5" if "help" in name else ""))
+            if theirs:
+                against = [m / t for m, t in zip(mine, theirs, strict=True)]
+                print(f"  {args.against}: {shown(theirs)} s; this / that {shown(against)}")
         if args.quickstart_runs:
             quickstart(Path(tmp), args.quickstart_runs)
 

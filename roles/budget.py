@@ -2,7 +2,7 @@
 
 - `BudgetSettings`: the limits (the scenario's ``budgets``).
 - `Spend`: what was used. `Spend.add_usage` folds a usage message: the manager's
-  `BudgetTracker` and the live view (``society.progress``) fold the same messages with
+  `BudgetTracker` and the live view (``society.view.progress``) fold the same messages with
   it, so they show the same numbers.
 - `Guard`: checked *before* every model call, tool call and sandbox run. `BudgetGuard`
   holds the run's budget in one process (the runner's); a worker process asks it over NATS

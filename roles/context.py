@@ -1,7 +1,7 @@
 """What a role instance is given by whoever starts it: a `RoleContext`, generic in the
 role's settings model, whose collaborators are one frozen, typed `RoleDeps`.
 
-The application (``society.assembly``) builds both; a role never builds a collaborator
+The application (``society.run.assembly``) builds both; a role never builds a collaborator
 and never looks one up by name. A collaborator a role needs but was not given is a
 clear error where the role first needs it (``None`` here means "not in this process").
 """

@@ -1,4 +1,4 @@
-"""The application: the scenario model, the runner that wires bus, sandbox and roles
-(`society.assembly` builds each role's typed dependencies), the CLI, the model-client
-factory, the live and replay views (one `society.describe` renders every payload), the
-human's terminal, and logging."""
+"""The application, in wings: ``cli/`` (every command) on top; then ``web/``, ``eval/``
+and ``replay/``; then ``run/`` (what makes, runs and ends a run); then ``human/``,
+``tools/``, ``tracing/`` and ``models/``; the terminal's ``view/`` at the bottom; beside
+them the scenario model, credentials, errors and logging. No arrow runs back up."""

@@ -97,7 +97,7 @@ def _artifacts(run_dir: Path, paths: list[tuple[str, str]]) -> dict[str, bytes]:
 async def run_society(scenario: Scenario, run_id: str, ctx: EvalContext) -> Answered:
     """Run ``scenario`` as `society run` would; its console output goes to
     ``<run folder>/console.txt``."""
-    from society.runner import RunOptions, run_scenario  # the run loads only when used
+    from society.run.runner import RunOptions, run_scenario  # the run loads only when used
 
     runs = ctx.folder / "runs"
     run_dir = runs / run_id

@@ -17,7 +17,7 @@ from bus.payloads import Final
 from society.human.lines import read_lines
 from society.human.locate import connect_to_run, locate_run
 from society.human.session import HumanSession, cancel_all, person_name
-from society.terminal_text import safe_line
+from society.view.terminal_text import safe_line
 
 __all__ = ["attach", "human_in_run"]
 

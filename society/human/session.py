@@ -42,7 +42,7 @@ from society.human.commands import (
 )
 from society.human.state import AskedQuestion, Conversation
 from society.human.transcript import describe, render
-from society.terminal_text import safe_line
+from society.view.terminal_text import safe_line
 
 __all__ = ["HumanSession", "cancel_all", "person_name"]
 

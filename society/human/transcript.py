@@ -1,7 +1,7 @@
 """The run's conversation as readable lines, colour-coded by role (plain when not a TTY).
 
 Each message becomes one line (a plan: one line per task) of ``time sender  text``, as
-`society.describe` words it; usage and heartbeats are left out as noise. Questions carry
+`society.view.describe` words it; usage and heartbeats are left out as noise. Questions carry
 their number and how to answer them, so what waits for the person is obvious.
 """
 
@@ -13,10 +13,10 @@ from rich.text import Text
 
 from bus import Envelope
 from bus.payloads import Final, Question
-from society.colours import role_style
-from society.describe import describe as describe_payload
 from society.human.state import AskedQuestion
-from society.terminal_text import safe_line
+from society.view.colours import role_style
+from society.view.describe import describe as describe_payload
+from society.view.terminal_text import safe_line
 
 __all__ = ["describe", "render"]
 

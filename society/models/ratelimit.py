@@ -5,7 +5,7 @@ The limiter is a token bucket per dimension whose burst plus refill over any 60 
 never exceed the stated per-minute limit, so the provider we were told about never has
 to refuse us; within that, calls start as soon as the budget allows. A call *reserves*
 its place (the bucket may go below zero) and waits until the place is due, so callers
-are served in order and one limiter can serve other processes too (`society.limits_host`).
+are served in order and one limiter can serve other processes too (`society.run.limits_host`).
 """
 
 from __future__ import annotations

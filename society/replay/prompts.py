@@ -16,7 +16,7 @@ from bus.logfile import LogRecord
 from bus.payloads import Usage
 from society.errors import RunError
 from society.prompts import load_prompt
-from society.terminal_text import safe_block
+from society.view.terminal_text import safe_block
 
 __all__ = ["ModelCall", "model_calls", "show_prompt"]
 

@@ -22,24 +22,24 @@ from bus import ConnectOptions, Envelope
 from bus.logfile import LogRecord, read_jsonl
 from bus.payloads import Goal
 from roles.execution import CodeRunner
-from society.assembly import docker_sandbox
 from society.errors import RunError, UntrustedScenario
 from society.exposure import exposure_of
 from society.models.factory import ModelFactory
 from society.models.spec import ModelSpec
 from society.replay.compare import Divergence, first_divergence
 from society.replay.people import PeopleReplay
-from society.replay.recorded import Recorded
-from society.replay.resumed import uncut
 from society.replay.sandbox import ReplaySandbox
 from society.replay.source import LogSource
-from society.runner import (
+from society.run.assembly import docker_sandbox
+from society.run.recorded import Recorded
+from society.run.runner import (
     Companion,
     RunOptions,
     RunOutcome,
     new_run_id,
     run_scenario,
 )
+from society.run.uncut import uncut
 from society.scenario import Scenario
 from society.tools import Tools
 from society.tools.recorded import RecordedTools

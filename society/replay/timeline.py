@@ -22,9 +22,9 @@ from bus.payloads import (
     Payload,
     Presence,
 )
-from society.colours import role_style
-from society.describe import describe
-from society.terminal_text import safe_line
+from society.view.colours import role_style
+from society.view.describe import describe
+from society.view.terminal_text import safe_line
 
 __all__ = ["Entry", "Filter", "entries", "render", "summarize", "to_json", "tree"]
 

@@ -17,7 +17,7 @@ from bus import Bus, ConnectOptions, runlog
 from bus.payloads import Final
 from society.replay.compare import Canonical, Divergence
 from society.replay.timeline import Entry, Filter, render, to_json, tree
-from society.terminal_text import safe_block, safe_line
+from society.view.terminal_text import safe_block, safe_line
 
 __all__ = ["follow", "show", "show_divergence", "step"]
 

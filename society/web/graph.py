@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from society.progress import TaskView
+from society.view.progress import TaskView
 
 __all__ = ["graph_svg"]
 

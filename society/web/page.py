@@ -12,10 +12,10 @@ from typing import Any
 from bus import Envelope
 from bus.logfile import LogRecord
 from bus.payloads import Goal, Usage
-from society.describe import describe
 from society.human.state import Conversation
-from society.live import spend
-from society.progress import STATES, RunState
+from society.view.describe import describe
+from society.view.live import spend
+from society.view.progress import STATES, RunState
 from society.web.graph import graph_svg
 
 __all__ = ["RunPage"]

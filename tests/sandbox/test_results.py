@@ -22,9 +22,9 @@ from bus import Envelope
 from bus.payloads import Artifact, Final, TaskResult
 from roles.execution import to_payload
 from sandbox import ExecutionResult, Sandbox, SandboxSettings, list_containers
-from society.describe import describe
-from society.live import LiveView, render_summary
-from society.progress import RunState
+from society.view.describe import describe
+from society.view.live import LiveView, render_summary
+from society.view.progress import RunState
 from tests.sandbox.conftest import label
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(180)]

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from bus.logfile import LogRecord, read_jsonl
-from society.runner import RunOptions, RunOutcome, run_scenario
+from society.run.runner import RunOptions, RunOutcome, run_scenario
 from society.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[2]

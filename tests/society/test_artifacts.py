@@ -11,7 +11,7 @@ import pytest
 from bus import Envelope
 from bus.logfile import LogRecord
 from bus.payloads import Artifact, ExecResult, Final
-from society.artifacts import restore_artifacts
+from society.run.artifacts import restore_artifacts
 
 pytestmark = pytest.mark.timeout(30)
 

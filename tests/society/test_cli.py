@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from society.cli import app
+from society.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from society.cli import app
+from society.cli.main import app
 from society.logs import configure_logging
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,9 +23,9 @@ from bus.subjects import Channel
 from sandbox import DEFAULT_IMAGE, gc
 from society.connect import connect_options
 from society.logs import configure_logging
-from society.runner import RunOptions, RunOutcome, run_scenario
+from society.run.runner import RunOptions, RunOutcome, run_scenario
+from society.run.worker import WorkerHost, WorkerOptions
 from society.scenario import load_scenario
-from society.worker import WorkerHost, WorkerOptions
 from tests.conftest import docker_ready, require
 
 from .conftest import ROOT, RunYaml, payloads, records

@@ -9,7 +9,7 @@ import pytest
 
 SCRIPT = """
 import gc
-from society.gc_policy import YOUNGEST, pause_for_startup, settle_after_startup
+from society.run.gc_policy import YOUNGEST, pause_for_startup, settle_after_startup
 before = gc.get_freeze_count()
 pause_for_startup()
 paused = not gc.isenabled()
@@ -28,7 +28,7 @@ def test_startup_objects_are_frozen_and_young_collections_are_rarer() -> None:
 
 PROBE = """
 import gc, sys
-from society import cli
+from society.cli import main as cli
 
 @cli.app.command()
 def probe() -> None:

@@ -8,14 +8,14 @@ import textwrap
 
 import pytest
 
-from society.leaving import exit_status
+from society.run.leaving import exit_status
 
 
 def _leave(body: str) -> subprocess.CompletedProcess[str]:
     script = textwrap.dedent(
         """
         import atexit, logging, sys, threading
-        from society.leaving import leave
+        from society.run.leaving import leave
         """
     ) + textwrap.dedent(body)
     return subprocess.run(

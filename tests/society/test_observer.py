@@ -10,9 +10,9 @@ from rich.console import Console
 from bus import Bus, ConnectOptions, Envelope, runlog
 from bus.logfile import LogRecord
 from bus.payloads import Control, Final, Goal
-from society.live import LiveView
-from society.observer import RunObserver
-from society.progress import RunState
+from society.run.observer import RunObserver
+from society.view.live import LiveView
+from society.view.progress import RunState
 
 pytestmark = [pytest.mark.nats, pytest.mark.timeout(120)]
 

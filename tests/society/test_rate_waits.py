@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from society.live import render_summary
-from society.progress import RunState
 from society.tracing.spans import SpanBuilder
+from society.view.live import render_summary
+from society.view.progress import RunState
 from society.web.page import page_of
 
 from .conftest import RunYaml, payloads, records

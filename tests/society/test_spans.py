@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from bus import Envelope
 from bus import payloads as p
-from society.progress import RunState
 from society.tracing.spans import SpanBuilder, span_id_of, trace_id_of
+from society.view.progress import RunState
 
 from .replay.logs import RUN, envelopes, spec
 

@@ -11,10 +11,10 @@ from rich.console import Console
 
 from bus import Envelope
 from bus.payloads import Artifact, Chat, ExecResult, Final, Plan, TaskResult, TaskSpec
-from society.describe import describe
-from society.live import LiveView, render_summary
-from society.progress import RunState
-from society.terminal_text import block, line, safe_block, safe_line
+from society.view.describe import describe
+from society.view.live import LiveView, render_summary
+from society.view.progress import RunState
+from society.view.terminal_text import block, line, safe_block, safe_line
 
 pytestmark = pytest.mark.timeout(30)
 

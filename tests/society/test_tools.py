@@ -18,7 +18,7 @@ from bus.payloads import ToolCall
 from society.errors import RunError, ScenarioError
 from society.replay.rerun import rerun
 from society.replay.source import read_local
-from society.runner import RunOptions
+from society.run.runner import RunOptions
 from society.scenario import load_scenario
 
 from .conftest import ROOT, RunYaml, payloads

@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sandbox import DEFAULT_IMAGE
-from society.cli import app
+from society.cli.main import app
 from society.logs import configure_logging
 from society.tracing.spans import trace_id_of
 from tests.conftest import docker_ready, require

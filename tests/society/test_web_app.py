@@ -8,7 +8,8 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from society.replay.bundle import make_bundle
-from society.web.server import WebApp, make_app
+from society.web.routes import make_app
+from society.web.state import WebApp
 
 from .replay.logs import RUN, write
 

@@ -15,8 +15,8 @@ from bus.payloads import Goal, Presence
 from roles.execution import CodeRunner
 from sandbox.result import ExecutionResult
 from society.connect import connect_options
+from society.run.worker import WorkerHost, WorkerOptions
 from society.scenario import Scenario
-from society.worker import WorkerHost, WorkerOptions
 
 from .test_distributed import run_external
 from .workers import Watcher

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from society.runner import RunOptions, run_scenario
+from society.run.runner import RunOptions, run_scenario
 from society.scenario import load_scenario
 
 from ..conftest import ROOT, RunYaml

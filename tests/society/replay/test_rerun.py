@@ -18,7 +18,7 @@ from bus.subjects import Channel
 from society.replay.bundle import make_bundle
 from society.replay.rerun import fork, rerun
 from society.replay.source import read_local
-from society.runner import RunOptions, RunOutcome
+from society.run.runner import RunOptions, RunOutcome
 from society.scenario import load_scenario
 
 from ..conftest import ROOT, RunYaml, payloads, records

@@ -6,8 +6,8 @@ from __future__ import annotations
 from bus import Envelope
 from bus import payloads as p
 from society.models.spec import ScriptedAnswer
-from society.replay.resumed import uncut
-from society.resumption import remaining_script
+from society.run.resumption import remaining_script
+from society.run.uncut import uncut
 
 from .logs import envelopes, records
 

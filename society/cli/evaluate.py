@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from society.cli_support import EXIT_BAD_INPUT, err, fail, guarded, load_or_exit_with, out
+from society.cli.support import EXIT_BAD_INPUT, err, fail, guarded, load_or_exit_with, out
 
 if TYPE_CHECKING:
     from society.eval.suite import Suite

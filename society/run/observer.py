@@ -19,7 +19,7 @@ from bus.envelope import encode, subject_for
 from bus.logfile import LogRecord
 from bus.payloads import Control, Final, Goal, Presence
 from roles.base import Role
-from society.live import LiveView
+from society.view.live import LiveView
 
 __all__ = ["RunObserver", "to_the_end"]
 

@@ -16,8 +16,8 @@ from roles.budget import BudgetGuard
 from society.errors import RunNotFound
 from society.models.replay import RecordedCalls
 from society.models.spec import ScriptedAnswer
-from society.replay.recorded import Recorded
-from society.replay.resumed import uncut
+from society.run.recorded import Recorded
+from society.run.uncut import uncut
 from society.scenario import Scenario
 
 __all__ = [

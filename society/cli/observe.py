@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from society.cli_support import (
+from society.cli.support import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     err,
@@ -18,7 +18,7 @@ from society.cli_support import (
     or_exit,
     out,
 )
-from society.terminal_text import safe_line
+from society.view.terminal_text import safe_line
 
 __all__ = ["trace", "web"]
 

@@ -4,7 +4,7 @@ the timeline's one-line summary (``society replay``), the conversation's lines
 
 It is the one place that renders payloads: a new payload kind is taught here, and the
 `match` ending in `assert_never` makes mypy say so until it is. Every string it gives is
-one terminal line made safe by `society.terminal_text.safe_line` (payloads carry model and
+one terminal line made safe by `society.view.terminal_text.safe_line` (payloads carry model and
 program text: escape sequences in it are shown, never obeyed); markup is the printer's job.
 """
 
@@ -39,7 +39,7 @@ from bus.payloads import (
     ToolCall,
     Usage,
 )
-from society.terminal_text import safe_line
+from society.view.terminal_text import safe_line
 
 __all__ = ["Asked", "Described", "describe"]
 

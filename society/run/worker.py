@@ -37,12 +37,12 @@ from roles.execution import CodeRunner
 from roles.memory import Corpus, Memory
 from roles.shared_budget import RemoteGuard
 from sandbox.errors import SandboxError
-from society.assembly import Collaborators, SandboxFactory, build_role, docker_sandbox
 from society.errors import SocietyError
 from society.models.factory import ModelFactory
 from society.models.shared_ratelimit import SharedRateLimiter
+from society.run.assembly import Collaborators, SandboxFactory, build_role, docker_sandbox
+from society.run.starting import StartingRunner
 from society.scenario import Scenario
-from society.starting import StartingRunner
 
 __all__ = ["RoleBuilder", "WorkerHost", "WorkerOptions", "default_instance"]
 

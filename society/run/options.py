@@ -1,4 +1,4 @@
-"""How to run a scenario: the options of `society.runner.run_scenario` and the factories
+"""How to run a scenario: the options of `society.run.runner.run_scenario` and the factories
 they take (kept apart so the runner's helpers can share them without importing the runner)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Literal
 
 from bus import ConnectOptions
-from society.assembly import SandboxFactory
 from society.models.factory import ModelFactory
 from society.models.spec import ModelSpec
+from society.run.assembly import SandboxFactory
 from society.scenario import Scenario
 from society.tools import Tools
 

@@ -11,11 +11,11 @@ from rich.console import Console
 
 from roles.budget import BudgetGuard
 from roles.memory import Corpus, Memory
-from society.assembly import Collaborators, docker_sandbox
 from society.errors import RunError
-from society.run_options import RunOptions
+from society.run.assembly import Collaborators, docker_sandbox
+from society.run.options import RunOptions
+from society.run.starting import StartingRunner
 from society.scenario import Scenario
-from society.starting import StartingRunner
 from society.tools import Tools
 
 __all__ = ["collaborators"]

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bus.payloads import Final
-from society.progress import RunState
+from society.view.progress import RunState
 
 EXIT_PARKED = 75
 """A parked run's exit code (EX_TEMPFAIL: it continues later)."""

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from society.cli_support import EXIT_BAD_INPUT, fail, out
-from society.terminal_text import safe_block, safe_line
+from society.cli.support import EXIT_BAD_INPUT, fail, out
+from society.view.terminal_text import safe_block, safe_line
 
 if TYPE_CHECKING:
     from roles.memory import Memory

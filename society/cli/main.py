@@ -13,8 +13,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from society import cli_eval, cli_memory, cli_observe, cli_ops, cli_replay
-from society.cli_support import (
+from society.cli import evaluate as cli_eval
+from society.cli import memory as cli_memory
+from society.cli import observe as cli_observe
+from society.cli import ops as cli_ops
+from society.cli import replay as cli_replay
+from society.cli.support import (
     EXIT_BAD_INPUT,
     EXIT_ENVIRONMENT,
     EXIT_FAILED,
@@ -47,7 +51,7 @@ _SILENT = frozenset({"validate", "schema", "version"})
 """Commands that never log: they start without loading structlog (and rich with it)."""
 _SETTLING = frozenset({"run", "resume", "worker"})
 """Commands that settle the collector themselves once their imports are done
-(`society.gc_policy`); `main` pauses it until then."""
+(`society.run.gc_policy`); `main` pauses it until then."""
 
 
 @app.callback()
@@ -62,7 +66,7 @@ def _root(
         err.print(f"[red]error:[/] --log-format must be auto, console or json, not {log_format!r}")
         raise typer.Exit(EXIT_BAD_INPUT)
     if ctx.invoked_subcommand not in _SETTLING:
-        from society.gc_policy import resume_collection
+        from society.run.gc_policy import resume_collection
 
         resume_collection()
     if ctx.invoked_subcommand in _SILENT:
@@ -103,7 +107,7 @@ def validate(
     roles = ", ".join(f"{r}→{m}" for r, m in loaded.roles.model_names().items())
     out.print(f"[green]ok[/] {scenario}: scenario {loaded.name!r} ({roles})", highlight=False)
     if explain:
-        from society.cli_support import escape
+        from society.cli.support import escape
         from society.exposure import exposure_of
 
         lines = exposure_of(loaded).lines()
@@ -221,9 +225,9 @@ def run(
     ] = 1,
 ) -> None:
     """Run a society on the scenario's goal; prints progress and a summary (exit 0 on success)."""
-    from society.gc_policy import settle_after_startup
     from society.models.factory import override_spec
-    from society.runner import RunOptions, run_scenario
+    from society.run.gc_policy import settle_after_startup
+    from society.run.runner import RunOptions, run_scenario
 
     settle_after_startup()
 
@@ -276,9 +280,9 @@ def resume(
 ) -> None:
     """Continue a run whose processes stopped (killed, crashed, parked) from its log: what
     has a result is never done again. Exit codes as for `society run`; 0 if it had finished."""
-    from society.gc_policy import settle_after_startup
-    from society.resumption import run_scenario_of, still_running
-    from society.runner import RunOptions, run_scenario
+    from society.run.gc_policy import settle_after_startup
+    from society.run.resumption import run_scenario_of, still_running
+    from society.run.runner import RunOptions, run_scenario
 
     settle_after_startup()
     loaded = or_exit(lambda: run_scenario_of(runs_dir / run_id))
@@ -387,8 +391,8 @@ def _plain_console() -> "Console":
 
 def main() -> None:
     """Console-script entry point (leaves without the interpreter's slow teardown)."""
-    from society.gc_policy import pause_for_startup
-    from society.leaving import leave
+    from society.run.gc_policy import pause_for_startup
+    from society.run.leaving import leave
 
     pause_for_startup()
     try:

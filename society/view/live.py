@@ -5,7 +5,7 @@ running and latest tasks, the budget line and recent events — a few rows whate
 plan's size; elsewhere (CI, pipes) it prints one line per notable event, so logs stay
 readable. A quiet view
 only keeps the state (when a person's conversation view owns the terminal). Text from the
-run (answers, notes, names, reasons) is printed through `society.terminal_text`, as rich
+run (answers, notes, names, reasons) is printed through `society.view.terminal_text`, as rich
 Text, so it can neither drive the terminal nor inject markup.
 """
 
@@ -23,8 +23,8 @@ from rich.table import Table
 from rich.text import Text
 
 from bus import Envelope
-from society.progress import STATES, RunState, TaskView
-from society.terminal_text import block, line, safe_line
+from society.view.progress import STATES, RunState, TaskView
+from society.view.terminal_text import block, line, safe_line
 
 __all__ = ["LiveView", "render_summary"]
 

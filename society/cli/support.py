@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import typer
 
 from society.errors import ModelConfigError, RunError, ScenarioError
-from society.terminal_text import safe_block
+from society.view.terminal_text import safe_block
 
 if TYPE_CHECKING:
     from rich.console import Console

@@ -2,7 +2,7 @@
 
 Spend is folded with `roles.budget.Spend`, as the manager's budget tracker folds it, so
 the view shows the numbers the budgets are enforced on; event lines come from
-`society.describe`.
+`society.view.describe`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from bus.payloads import (
     Usage,
 )
 from roles.budget import Spend
-from society.describe import describe
+from society.view.describe import describe
 
 __all__ = ["STATES", "RunState", "TaskView"]
 

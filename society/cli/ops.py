@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from society.cli_support import (
+from society.cli.support import (
     EXIT_BAD_INPUT,
     EXIT_ENVIRONMENT,
     EXIT_FAILED,
@@ -59,10 +59,10 @@ def worker(
     """Serve one role in this process: join runs as they start, sharing the role's tasks
     with its other workers; Ctrl-C or SIGTERM hands tasks in flight to them."""
     from bus.subjects import check_token
-    from society.assembly import ROLE_CLASSES
     from society.connect import connect_options
-    from society.gc_policy import settle_after_startup
-    from society.worker import WorkerHost, WorkerOptions, default_instance
+    from society.run.assembly import ROLE_CLASSES
+    from society.run.gc_policy import settle_after_startup
+    from society.run.worker import WorkerHost, WorkerOptions, default_instance
 
     if role not in ROLE_CLASSES or role == "manager":
         known = ", ".join(r for r in ROLE_CLASSES if r != "manager")

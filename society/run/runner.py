@@ -29,32 +29,32 @@ from roles.base import Role
 from roles.budget import BudgetGuard
 from roles.manager.manager import Manager
 from roles.manager.restore import Restored, rebuild, resume
-from society.artifacts import restore_artifacts
-from society.assembly import (
-    ROLE_CLASSES,
-    build_role,
-)
-from society.collaborators import collaborators
 from society.credentials import OWNER, RunAccess, RunCredentials
 from society.errors import ModelConfigError
 from society.human import human_in_run
 from society.human.session import person_name
-from society.limits_host import LimitsHost
-from society.live import LiveView, render_summary
 from society.models.factory import ModelFactory
 from society.models.preflight import preflight
 from society.models.prices import price_for
 from society.models.spec import ModelSpec
-from society.observer import RunObserver, to_the_end
-from society.outcome import RunOutcome, write_json, write_outcome
-from society.progress import RunState
 from society.redact import redact
-from society.resumption import Stopped, answers_to_serve_again, remaining_script
-from society.run_options import Companion, ModelFactoryMaker, RunOptions, ToolsMaker
+from society.run.artifacts import restore_artifacts
+from society.run.assembly import (
+    ROLE_CLASSES,
+    build_role,
+)
+from society.run.collaborators import collaborators
+from society.run.limits_host import LimitsHost
+from society.run.observer import RunObserver, to_the_end
+from society.run.options import Companion, ModelFactoryMaker, RunOptions, ToolsMaker
+from society.run.outcome import RunOutcome, write_json, write_outcome
+from society.run.resumption import Stopped, answers_to_serve_again, remaining_script
+from society.run.starting import StartingRunner, failed, unless_failed
 from society.scenario import WORKER_ROLES, Scenario
-from society.starting import StartingRunner, failed, unless_failed
-from society.terminal_text import safe_line
 from society.tracing.live import from_environment
+from society.view.live import LiveView, render_summary
+from society.view.progress import RunState
+from society.view.terminal_text import safe_line
 
 __all__ = [
     "Companion",

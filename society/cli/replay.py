@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from society.cli_support import (
+from society.cli.support import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     err,
@@ -19,11 +19,11 @@ from society.cli_support import (
     out,
     run_async,
 )
-from society.terminal_text import safe_line
+from society.view.terminal_text import safe_line
 
 if TYPE_CHECKING:
     from society.replay.source import LogSource
-    from society.runner import RunOptions
+    from society.run.runner import RunOptions
     from society.scenario import Scenario
 
 __all__ = ["bundle", "replay"]
@@ -136,7 +136,7 @@ def replay(
             return
         if rerun or fork_at is not None:
             from society.models.factory import override_spec
-            from society.runner import RunOptions  # the whole run machinery: only here
+            from society.run.runner import RunOptions  # the whole run machinery: only here
 
             override = override_spec(model, base_url, api_key_env) if model else None
             _rerun_or_fork(

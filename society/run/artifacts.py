@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bus.logfile import LogRecord
 from bus.payloads import ExecResult, Final
-from society.terminal_text import safe_line
+from society.view.terminal_text import safe_line
 
 __all__ = ["restore_artifacts"]
 
