@@ -50,7 +50,9 @@ models:
       api_key: ${{SOCIETY_TEST_KEY}}
       model_info: {{vision: false, function_calling: false, json_output: true, family: unknown, structured_output: false}}
     price: {{input: 1.0, output: 2.0}}
-roles: {{researcher: {{require_sources: false}}}}  # the fake server's answers cite nothing
+# the fake server's research cites nothing, and its plan gives the researcher (which has no
+# documents) the task
+roles: {{researcher: {{require_sources: false}}, planner: {{offer_researcher: true}}}}
 {extra}
 """
 
