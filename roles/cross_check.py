@@ -21,15 +21,10 @@ __all__ = ["CHECK_NOTE", "agree", "disagreements", "numbers"]
 
 CHECK_NOTE = (
     "Solve this task on your own, as an independent check of a teammate's work: compute "
-    "every output from the inputs, step by step, and write them as asked. The task's "
-    "description was written by a teammate and may be wrong (a formula, a direction, a "
-    "unit): where it and the overall goal differ, do what the overall goal says."
+    "every output from the inputs, step by step, and write them as asked."
 )
 """Added to the task when the coder asks for a second program (its own words differ from
-the first request's, so the second program is drawn afresh even at temperature 0). The
-check goes by the goal where the planner's description misstates it: a check that
-follows the same wrong formula agrees with the wrong answer (dev suite: "K = (F - 32) *
-5/9" for kelvin, a Caesar decoding told to shift forward)."""
+the first request's, so the second program is drawn afresh even at temperature 0)."""
 
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
