@@ -7,6 +7,7 @@ validate is described compactly so it can be sent back to the model.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,10 +61,26 @@ def describe_error(exc: ValidationError) -> str:
     return "; ".join(lines)
 
 
+def _validate(raw: str, model: type[M]) -> M:
+    """``raw`` as ``model``. A raw newline or tab inside a string is taken as written:
+    llama.cpp's schema grammar lets a model emit one, so refusing it would spend a retry
+    on an answer the server itself held to the schema."""
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        if not any(err["type"] == "json_invalid" for err in exc.errors()):
+            raise
+        try:
+            data = json.loads(raw, strict=False)
+        except json.JSONDecodeError:
+            raise exc from None
+        return model.model_validate(data)
+
+
 def parse_answer(text: str, model: type[M]) -> M:
     """Validate the JSON object in ``text`` as ``model``; raises `AnswerInvalid`."""
     try:
-        return model.model_validate_json(_json_text(text))
+        return _validate(_json_text(text), model)
     except ValidationError as exc:
         raise AnswerInvalid(describe_error(exc)) from None
 
@@ -118,7 +135,7 @@ def code_from(text: str) -> str:
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
-            code = CodeAnswer.model_validate_json(stripped).code
+            code = _validate(stripped, CodeAnswer).code
         except ValidationError:
             pass
         else:  # a fence or a bare language tag inside the JSON string is not code

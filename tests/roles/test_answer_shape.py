@@ -76,3 +76,17 @@ def test_each_server_mode_gets_the_shapes_schema() -> None:
 def test_a_plain_models_shape_is_computed_once() -> None:
     assert shape_of(CodeAnswer) is shape_of(CodeAnswer)
     assert shape_of(CodeAnswer).doc == CodeAnswer.model_json_schema()
+
+
+def test_a_raw_newline_inside_a_string_is_taken_as_written() -> None:
+    # llama.cpp's schema grammar lets a model put a raw newline in a string; Python's own
+    # parser refuses it by default, which would spend a retry on an answer the server allowed
+    from roles.structured import code_from, parse_answer
+
+    raw = "{\"code\": \"x = 1\nprint(x)\n\"}"
+    assert code_from(raw) == "x = 1\nprint(x)\n"
+    assert parse_answer(raw, CodeAnswer).code == "x = 1\nprint(x)\n"
+    with pytest.raises(AnswerInvalid, match="not valid JSON"):
+        parse_answer('{"code": "x = 1\n",}', CodeAnswer)
+    with pytest.raises(AnswerInvalid, match="code"):
+        parse_answer('{"program": "a\nb"}', CodeAnswer)

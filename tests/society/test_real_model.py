@@ -85,15 +85,16 @@ def test_the_planners_structured_answer_is_a_plan(llama_server: str, tmp_path: P
         e for e in envs[:first_plan] if e.role == "planner" and isinstance(e.payload, Usage)
     ]
     # constrained decoding holds each answer to the plan's schema, so every answer is a JSON
-    # object unless cut off at the token limit; what the grammar cannot say (a number's
-    # bounds, an id's length) may still be refused, and how a tiny model rambles differs
-    # between CPUs even at temperature 0, so a retry is allowed, a non-JSON answer is not
+    # object unless cut off at the token limit; the grammar lets a raw newline into a string
+    # (so parse as the planner does, not strictly), and what it cannot say (a number's
+    # bounds, an id's length) may still be refused; how a tiny model rambles differs between
+    # CPUs even at temperature 0, so a retry is allowed, a non-JSON answer is not
     assert planner_calls, "the planner made no model call before the first plan"
     for call in planner_calls:
         usage = call.payload
         assert isinstance(usage, Usage) and usage.answer is not None
         if usage.finish_reason != "length":
-            assert isinstance(json.loads(usage.answer), dict), usage.answer
+            assert isinstance(json.loads(usage.answer, strict=False), dict), usage.answer
     first = planner_calls[0].payload
     assert isinstance(first, Usage) and first.prompt
     request = json.loads((run_dir / "prompts" / f"{first.prompt}.json").read_text())
