@@ -25,7 +25,7 @@ from society.eval.graders import Submission
 from society.models.spec import ModelSpec
 from society.scenario import Scenario
 
-__all__ = ["Answered", "EvalContext", "LoopSettings", "run_society"]
+__all__ = ["Answered", "Draft", "EvalContext", "LoopSettings", "run_society"]
 
 GRACE_S = 30.0
 """How long past a case's wall budget the runner waits for its final message."""
@@ -61,6 +61,20 @@ class LoopSettings:
     seed: int = 0
 
 
+@dataclass(frozen=True)
+class Draft:
+    """A reply to the ``program`` prompt, kept so the ``loop`` arm, whose first call is that
+    same request, does not ask it again in the same eval."""
+
+    text: str
+    tokens_in: int
+    tokens_out: int
+    cost: float
+    wall_s: float
+    arm: str
+    """The arm that made the call."""
+
+
 @dataclass
 class EvalContext:
     """What every arm of one eval shares."""
@@ -77,6 +91,9 @@ class EvalContext:
     """The ``loop`` baseline's limits."""
     libraries: Manifest | None = None
     """What the eval's sandbox image holds: every arm's programs are told the same."""
+    drafts: dict[str, Draft] = field(default_factory=dict)
+    """First programs by request (case, repeat and the request itself), shared between the
+    ``program`` and ``loop`` arms."""
 
 
 @asynccontextmanager

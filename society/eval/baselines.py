@@ -25,12 +25,12 @@ from pydantic import JsonValue
 from roles.model_access import ModelAccess
 from roles.structured import AnswerInvalid, extract_code
 from sandbox.manifest import Manifest
-from society.eval.arms import Answered, EvalContext
+from society.eval.arms import Answered, Draft, EvalContext
 from society.eval.graders import Submission
 from society.eval.suite import Case, Suite
 from society.models.factory import ModelFactory
 
-__all__ = ["DIRECT_SYSTEM", "PROGRAM_SYSTEM", "run_baseline"]
+__all__ = ["DIRECT_SYSTEM", "PROGRAM_SYSTEM", "first_program", "run_baseline"]
 
 DIRECT_SYSTEM = (
     "You are a careful assistant. Answer the user's question. Work it out, then state the "
@@ -111,17 +111,65 @@ async def _call(
     )
 
 
+async def first_program(
+    case: Case,
+    repeat: int,
+    arm: str,
+    access: ModelAccess,
+    messages: list[LLMMessage],
+    log: Path,
+    ctx: EvalContext,
+) -> Draft:
+    """The reply to the ``program`` prompt for this case and repeat. The ``program`` and
+    ``loop`` arms send the same first request, so an eval with both asks it once and each
+    arm counts the call as its own (its tokens, cost and time); a case scripted per arm
+    (``script.loop``) answers each arm from its own script."""
+    request = access.request(messages)
+    key = json.dumps([case.id, repeat, request], sort_keys=True, default=str)
+    shared = "loop" not in case.script
+    if shared and key in ctx.drafts:
+        draft = ctx.drafts[key]
+        record = {
+            "request": request,
+            "answer": draft.text,
+            "tokens_in": draft.tokens_in,
+            "tokens_out": draft.tokens_out,
+            "reused_from": draft.arm,
+        }
+        with log.open("a") as f:
+            f.write(json.dumps(record, default=str) + "\n")
+        return draft
+    started = time.monotonic()
+    text, tin, tout, cost = await _call(access, messages, log)
+    draft = Draft(text, tin, tout, cost, _since(started), arm)
+    if shared:
+        ctx.drafts[key] = draft
+    return draft
+
+
 async def run_baseline(
-    suite: Suite, case: Case, arm: Literal["direct", "program"], folder: Path, ctx: EvalContext
+    suite: Suite,
+    case: Case,
+    arm: Literal["direct", "program"],
+    folder: Path,
+    ctx: EvalContext,
+    repeat: int = 0,
 ) -> Answered:
     """Answer ``case`` with one call (``direct``) or one program run once (``program``)."""
     _make(folder)
     factory, model = _factory(suite, case, ctx)
     started = time.monotonic()
     messages = prompt_of(suite, case, arm, ctx.libraries)
+    log = folder / "calls.jsonl"
+    reused = 0.0
     try:
         access = factory.build(model, arm)
-        text, tin, tout, cost = await _call(access, messages, folder / "calls.jsonl")
+        if arm == "program":
+            draft = await first_program(case, repeat, arm, access, messages, log, ctx)
+            text, tin, tout, cost = draft.text, draft.tokens_in, draft.tokens_out, draft.cost
+            reused = draft.wall_s if draft.arm != arm else 0.0
+        else:
+            text, tin, tout, cost = await _call(access, messages, log)
     except Exception as exc:  # the model failed (after its retries): this case's answer
         reason = f"the model call failed: {type(exc).__name__}: {exc}"
         return Answered(Submission(""), "crashed", reason, wall_s=_since(started), folder=folder)
@@ -135,7 +183,7 @@ async def run_baseline(
             tokens_in=tin,
             tokens_out=tout,
             cost=cost,
-            wall_s=_since(started),
+            wall_s=round(_since(started) + reused, 3),
             folder=folder,
         )
 

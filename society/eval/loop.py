@@ -6,7 +6,8 @@ checks the case itself states, never the grader's hidden ones — for a function
 examples in its docstring (`roles.examples`; none usable: answered once), for a
 text case its visible ``checks`` plus: it ran, exited 0 and printed something. On failure,
 up to ``repairs`` calls that show the failure; then up to ``samples`` fresh programs at
-``temperature`` (seeded); keep the first program that passes, else the last.
+``temperature`` (seeded); keep the first program that passes, else the last. Its first
+request is the ``program`` arm's: an eval with both asks it once (`first_program`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from pydantic import JsonValue
 from roles.examples import check_program, examples_in
 from roles.structured import AnswerInvalid, extract_code
 from society.eval.arms import Answered, EvalContext, LoopSettings
-from society.eval.baselines import _call, _documents, _factory, _make, prompt_of
+from society.eval.baselines import _call, _documents, _factory, _make, first_program, prompt_of
 from society.eval.graders import Submission, grade_all
 from society.eval.suite import Case, Suite
 
@@ -79,7 +80,12 @@ async def _attempt(suite: Suite, case: Case, code: str, ctx: EvalContext) -> _Tr
 
 
 async def run_loop(
-    suite: Suite, case: Case, folder: Path, ctx: EvalContext, settings: LoopSettings
+    suite: Suite,
+    case: Case,
+    folder: Path,
+    ctx: EvalContext,
+    settings: LoopSettings,
+    repeat: int = 0,
 ) -> Answered:
     """Answer ``case`` with the loop; the answer is the kept program's (or its code)."""
     _make(folder)
@@ -110,9 +116,23 @@ async def run_loop(
             return _Try("", "", {}, False, str(exc))
         return await _attempt(suite, case, code, ctx)
 
+    reused = 0.0
+
+    async def first() -> str:  # the program arm's first draft, when it already asked
+        nonlocal calls, tin, tout, cost, reused
+        draft = await first_program(case, repeat, "loop", access, base, log, ctx)
+        calls, tin, tout, cost = (
+            calls + 1,
+            tin + draft.tokens_in,
+            tout + draft.tokens_out,
+            cost + draft.cost,
+        )
+        reused = draft.wall_s if draft.arm != "loop" else 0.0
+        return draft.text
+
     stages = ["first"]
     try:
-        last = await judged(await ask(base, None))
+        last = await judged(await first())
         for _ in range(settings.repairs):
             if last.passed:
                 break
@@ -135,9 +155,8 @@ async def run_loop(
     except Exception as exc:  # the model failed (after its retries)
         reason = f"the model call failed: {type(exc).__name__}: {exc}"
         sub = Submission(last.answer, dict(last.outputs)) if last else Submission("")
-        return Answered(
-            sub, "crashed", reason, calls, tin, tout, cost, _since(started), folder=folder
-        )
+        wall = _since(started) + reused
+        return Answered(sub, "crashed", reason, calls, tin, tout, cost, wall, folder=folder)
     (folder / "program.py").write_text(last.code)
     (folder / "stages.json").write_text(
         json.dumps({"stages": stages, "passed_checks": last.passed})
@@ -145,7 +164,8 @@ async def run_loop(
     status = "succeeded" if last.passed else "failed"
     reason = "" if last.passed else last.failure[:300]
     sub = Submission(last.answer, dict(last.outputs))
-    return Answered(sub, status, reason, calls, tin, tout, cost, _since(started), folder=folder)
+    wall = round(_since(started) + reused, 3)
+    return Answered(sub, status, reason, calls, tin, tout, cost, wall, folder=folder)
 
 
 def _since(started: float) -> float:

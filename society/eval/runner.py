@@ -221,9 +221,9 @@ async def _answer(suite: Suite, case: Case, arm: Arm, repeat: int, ctx: EvalCont
         case "direct" | "program":
             baseline = arm
             folder = ctx.folder / "baselines" / f"{case.id}-{arm}-r{repeat}"
-            return await run_baseline(suite, case, baseline, folder, ctx)
+            return await run_baseline(suite, case, baseline, folder, ctx, repeat)
         case "loop":
             folder = ctx.folder / "baselines" / f"{case.id}-loop-r{repeat}"
-            return await run_loop(suite, case, folder, ctx, ctx.loop)
+            return await run_loop(suite, case, folder, ctx, ctx.loop, repeat)
         case _:
             assert_never(arm)

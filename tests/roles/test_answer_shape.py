@@ -83,7 +83,7 @@ def test_a_raw_newline_inside_a_string_is_taken_as_written() -> None:
     # parser refuses it by default, which would spend a retry on an answer the server allowed
     from roles.structured import code_from, parse_answer
 
-    raw = "{\"code\": \"x = 1\nprint(x)\n\"}"
+    raw = '{"code": "x = 1\nprint(x)\n"}'
     assert code_from(raw) == "x = 1\nprint(x)\n"
     assert parse_answer(raw, CodeAnswer).code == "x = 1\nprint(x)\n"
     with pytest.raises(AnswerInvalid, match="not valid JSON"):

@@ -1,6 +1,6 @@
 """`society eval` on a real small model (Qwen2.5-Coder-0.5B-Instruct on llama.cpp's server):
-the harness works end to end — graded records for the society and the baseline, results
-JSON, the tables, no traceback. Never a pass rate: that is a benchmark figure."""
+the harness works end to end — graded records for the society and the baselines (the loop
+reusing the program arm's first call), results JSON, the tables, no traceback. Never a pass rate: that is a benchmark figure."""
 
 from __future__ import annotations
 
@@ -28,7 +28,11 @@ def test_a_smoke_eval_on_a_real_model_grades_every_answer(qwen_server: str, tmp_
             "--only",
             "fibonacci-40",
             "--baseline",
-            "program",
+            "program,loop",
+            "--loop-repairs",
+            "1",
+            "--loop-samples",
+            "0",
             "--model",
             "qwen2.5-coder-0.5b",
             "--base-url",
@@ -56,6 +60,7 @@ def test_a_smoke_eval_on_a_real_model_grades_every_answer(qwen_server: str, tmp_
     assert [(r["case"], r["arm"]) for r in results["records"]] == [
         ("fibonacci-40", "society"),
         ("fibonacci-40", "program"),
+        ("fibonacci-40", "loop"),
     ]
     for r in results["records"]:
         assert r["grades"] and all(g["detail"] for g in r["grades"])  # graded, with reasons
@@ -66,5 +71,13 @@ def test_a_smoke_eval_on_a_real_model_grades_every_answer(qwen_server: str, tmp_
             assert r["calls"] >= 1 and r["tokens_in"] > 0
     society_run = Path(results["records"][0]["folder"])
     assert (society_run / "log.jsonl").is_file() and (society_run / "summary.json").is_file()
-    assert {t["arm"] for t in results["totals"]} == {"society", "program"}
+    assert {t["arm"] for t in results["totals"]} == {"society", "program", "loop"}
+    # the loop's first call is the program arm's request: asked once, counted by both
+    program, loop = results["records"][1:]
+    if program["status"] != "crashed" and loop["status"] != "crashed":
+        logs = [Path(r["folder"]) / "calls.jsonl" for r in (program, loop)]
+        asked, shared = (json.loads(p.read_text().splitlines()[0]) for p in logs)
+        assert "reused_from" not in asked and shared["reused_from"] == "program"
+        assert shared["request"] == asked["request"] and shared["answer"] == asked["answer"]
+        assert loop["calls"] >= 1 and loop["tokens_in"] >= program["tokens_in"]
     assert "pass rate" in done.stdout and "results:" in done.stdout
