@@ -24,7 +24,7 @@ from roles.errors import BudgetExceeded, ModelAnswerError, TaskFailed
 from roles.settings import PlannerSettings
 from roles.structured import AnswerShape
 
-__all__ = ["PlanAnswer", "Planner", "function_plan", "plan_shape"]
+__all__ = ["PlanAnswer", "Planner", "function_plan", "goal_plan", "plan_shape"]
 
 SYSTEM = """You are the planner of a team of AI agents. You turn a goal into:
 1. success_criteria: a few concrete, checkable statements that are true when the goal is met;
@@ -120,6 +120,33 @@ def function_plan(request: PlanRequest, deliverable: Deliverable) -> Plan:
     )
 
 
+def goal_plan(request: PlanRequest) -> Plan:
+    """The first plan for a goal only the coder can work on: one task that answers the goal
+    in its own words, no model asked. A small model's restatement is where its mistakes
+    enter (a wrong formula that the program and its independent check then both follow);
+    a replan, with the failure in hand, goes to the model."""
+    task = TaskSpec(
+        id="solve",
+        role="coder",
+        description=(
+            "Answer the overall goal exactly as it is stated: compute every value it asks "
+            "for from the values given with it, and write `answer`: one sentence that "
+            "states each of those values."
+        ),
+        inputs=list(request.goal_inputs),
+        outputs=["answer"],
+    )
+    criteria = request.success_criteria or [
+        "the answer states every value the goal asks for, computed from the goal's values"
+    ]
+    return Plan(
+        revision=request.revision,
+        success_criteria=criteria,
+        tasks=[task],
+        rationale="only the coder can work on this goal: one program answers it as stated",
+    )
+
+
 class Planner(Role[PlannerSettings]):
     """Answers plan requests with plans."""
 
@@ -151,6 +178,10 @@ class Planner(Role[PlannerSettings]):
     async def _plan(self, env: Envelope, request: PlanRequest) -> None:
         if request.deliverable is not None and "coder" in request.roles:
             await self.send(function_plan(request, request.deliverable), parent=env)
+            return
+        first = request.revision == 1 and not request.errors
+        if first and self.settings.one_task_first and self.roles(request) == ("coder",):
+            await self.send(goal_plan(request), parent=env)
             return
         if self.lessons is None:  # the goal does not change within a run: recall once
             self.lessons = await self.recall(request.goal, parent=env)

@@ -88,6 +88,10 @@ class PlannerSettings(RoleSettings):
     """Whether plans may give the researcher tasks. Default: for a live model, only when it
     has something to read (documents or tools: with neither it can only guess); always
     for scripted answers."""
+    one_task_first: bool | None = None
+    """When only the coder can do tasks, the first plan is one coding task that answers the
+    goal as stated (no model call); replans ask the model. Default: on for a live model,
+    off for scripted answers."""
 
 
 class ResearcherSettings(RoleSettings):

@@ -119,6 +119,8 @@ def build_role(
         research = scenario.roles.researcher
         readable = bool(research.corpus or research.tools)
         settings = settings.model_copy(update={"offer_researcher": readable or not live})
+    if isinstance(settings, PlannerSettings) and settings.one_task_first is None:
+        settings = settings.model_copy(update={"one_task_first": live})
     if concurrency is not None:
         settings = settings.model_copy(update={"concurrency": concurrency})
     deps = RoleDeps(

@@ -250,3 +250,36 @@ async def test_a_researcher_with_nothing_to_read_is_not_offered_to_the_plan(
     assert "Roles that can do tasks: coder\n" in json.dumps(planner["messages"]).replace(
         "\\n", "\n"
     )
+
+
+ONE_TASK_FIRST = """
+name: one_task_first
+goal: {text: Double n and add m., inputs: {n: 21, m: 3}}
+models: {default: {provider: scripted}}
+roles: {planner: {offer_researcher: false, one_task_first: true}, coder: {cross_check: false}}
+sandbox: {timeout_s: 20, pool_size: 1}
+budgets: {wall_s: 120}
+script:
+  coder:
+    - answer: |
+        ```python
+        import json
+        i = json.load(open("inputs.json"))
+        json.dump({"answer": f"n doubled plus m is {i['n'] * 2 + i['m']}"}, open("outputs.json", "w"))
+        ```
+"""
+
+
+async def test_a_goal_only_the_coder_can_work_on_is_first_answered_as_stated(
+    run_yaml: RunYaml,
+) -> None:
+    # no planner answer is scripted: the first plan asks no model
+    outcome = await run_yaml(ONE_TASK_FIRST)
+    assert outcome.final is not None and outcome.final.answer == "n doubled plus m is 45"
+    (plan,) = payloads(outcome, "plan")
+    (task,) = plan.tasks
+    assert (task.role, sorted(task.inputs), task.outputs) == ("coder", ["m", "n"], ["answer"])
+    assert "exactly as it is stated" in task.description
+    asked = [json.loads(p.read_text()) for p in (outcome.run_dir / "prompts").iterdir()]
+    assert [a for a in asked if "Overall goal: Double n and add m." in json.dumps(a)]
+    assert not [a for a in asked if a.get("schema")]  # the planner's model was not called
