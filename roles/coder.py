@@ -28,6 +28,7 @@ from roles.cross_check import CHECK_NOTE, disagreements
 from roles.errors import TaskFailed
 from roles.examples import examples_in, passed_of
 from roles.execution import CodeRunner, ExecutionResult, notes_text, to_payload
+from roles.missing_imports import with_imports
 from roles.settings import CoderSettings
 from roles.structured import AnswerInvalid, code_from
 from roles.worker import WorkerRole
@@ -194,7 +195,7 @@ class Coder(WorkerRole[CoderSettings]):
             reply = await self.calls.call(convo, parent=env, task_id=task.id)
             convo.append(AssistantMessage(content=reply.text, source=self.name))
             try:
-                code = code_from(reply.text)
+                code = self._imported(code_from(reply.text))
             except AnswerInvalid as exc:
                 problem = str(exc)
                 convo.append(self._feedback(problem))
@@ -246,7 +247,7 @@ class Coder(WorkerRole[CoderSettings]):
                 reply = await self.calls.call(convo, parent=env, task_id=task.id)
                 convo.append(AssistantMessage(content=reply.text, source=self.name))
                 try:
-                    code = code_from(reply.text)
+                    code = self._imported(code_from(reply.text))
                 except AnswerInvalid as exc:
                     failure = str(exc)
                     continue
@@ -345,6 +346,15 @@ class Coder(WorkerRole[CoderSettings]):
                 )
             )
         return artifacts
+
+    def _imported(self, code: str) -> str:
+        """``code`` with the module imports it uses and forgot (`with_imports`)."""
+        libraries = self.deps.libraries
+        available = frozenset(libraries.importable()) if libraries is not None else None
+        code, added = with_imports(code, available)
+        if added:
+            self.log.info("added missing imports", imports=added)
+        return code
 
     def _with_libraries(self, system: str) -> str:
         libraries = self.deps.libraries

@@ -283,3 +283,33 @@ async def test_a_goal_only_the_coder_can_work_on_is_first_answered_as_stated(
     asked = [json.loads(p.read_text()) for p in (outcome.run_dir / "prompts").iterdir()]
     assert [a for a in asked if "Overall goal: Double n and add m." in json.dumps(a)]
     assert not [a for a in asked if a.get("schema")]  # the planner's model was not called
+
+
+FORGOT_IMPORT = """
+name: forgot_import
+goal: {text: On which day of the week was 20 July 1969?}
+models: {default: {provider: scripted}}
+roles: {coder: {cross_check: false}}
+sandbox: {timeout_s: 20, pool_size: 1}
+budgets: {wall_s: 120}
+script:
+  planner:
+    - answer:
+        success_criteria: [the weekday is given]
+        tasks: [{id: weekday, role: coder, description: Find the weekday of 1969-07-20., outputs: [answer]}]
+  coder:
+    - answer: |
+        ```python
+        day = datetime.date(1969, 7, 20).strftime("%A")
+        json.dump({"answer": day}, open("outputs.json", "w"))
+        ```
+"""
+
+
+async def test_a_module_the_program_forgot_to_import_is_imported_before_it_runs(
+    run_yaml: RunYaml,
+) -> None:
+    outcome = await run_yaml(FORGOT_IMPORT)
+    assert outcome.final is not None and outcome.final.answer == "Sunday", outcome.final
+    (request,) = payloads(outcome, "exec_request")
+    assert request.code.startswith("import datetime\nimport json\n")
