@@ -87,6 +87,14 @@ def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValu
     raise AnswerInvalid(msg)
 
 
+def _afresh(request: str, problem: str) -> str:
+    """The task asked again, without the conversation that kept giving one program."""
+    return (
+        f"{request}\n\nAn earlier program for this task failed, and fixing it gave the same "
+        f"program again: {problem[:600]}\nWrite a new program, another way, from the start."
+    )
+
+
 def _hints(code: str, run: ExecutionResult, outputs: list[str]) -> str:
     found = code_hints(code, run, outputs)
     return "".join(f"\nHint: {h}" for h in found)
@@ -190,6 +198,8 @@ class Coder(WorkerRole[CoderSettings]):
         task = assignment.task
         inputs = json.dumps(assignment.inputs, ensure_ascii=False).encode()
         problem = ""
+        ran: set[str] = set()
+        first_note = convo[-1].content if isinstance(convo[-1].content, str) else ""
         for attempt in range(1, settings.max_attempts + 1):
             # code as a fenced block, never JSON: small models mangle code escaped in JSON
             reply = await self.calls.call(convo, parent=env, task_id=task.id)
@@ -200,6 +210,14 @@ class Coder(WorkerRole[CoderSettings]):
                 problem = str(exc)
                 convo.append(self._feedback(problem))
                 continue
+            if code.strip() in ran:  # the same program again fails the same way: start afresh
+                self.log.info("same program again", task=task.id, attempt=attempt)
+                convo = [
+                    convo[0],
+                    UserMessage(content=_afresh(first_note, problem), source="manager"),
+                ]
+                continue
+            ran.add(code.strip())
             run, exec_id = await self._execute(env, task.id, code, {"inputs.json": inputs})
             problem = self._problem(run)
             if run.exit_code not in (0, None) and not run.timed_out:

@@ -313,3 +313,46 @@ async def test_a_module_the_program_forgot_to_import_is_imported_before_it_runs(
     assert outcome.final is not None and outcome.final.answer == "Sunday", outcome.final
     (request,) = payloads(outcome, "exec_request")
     assert request.code.startswith("import datetime\nimport json\n")
+
+
+SAME_AGAIN = """
+name: same_again
+goal: {text: Double n., inputs: {n: 21}}
+models: {default: {provider: scripted}}
+roles: {coder: {cross_check: false, max_attempts: 3}}
+sandbox: {timeout_s: 20, pool_size: 1}
+budgets: {wall_s: 120}
+script:
+  planner:
+    - answer:
+        success_criteria: [n doubled]
+        tasks: [{id: double, role: coder, description: Double n., outputs: [answer]}]
+  coder:
+    - answer: |
+        ```python
+        import json
+        json.dump({"answer": json.load(open("inputs.json"))["m"] * 2}, open("outputs.json", "w"))
+        ```
+    - answer: |
+        ```python
+        import json
+        json.dump({"answer": json.load(open("inputs.json"))["m"] * 2}, open("outputs.json", "w"))
+        ```
+    - answer: |
+        ```python
+        import json
+        json.dump({"answer": json.load(open("inputs.json"))["n"] * 2}, open("outputs.json", "w"))
+        ```
+"""
+
+
+async def test_the_same_failing_program_again_is_not_run_and_the_task_is_asked_afresh(
+    run_yaml: RunYaml,
+) -> None:
+    outcome = await run_yaml(SAME_AGAIN)
+    assert outcome.final is not None and outcome.final.answer == "42", outcome.final
+    assert [r.exit_code for r in payloads(outcome, "exec_result")] == [1, 0]
+    asked = [json.loads(p.read_text())["messages"] for p in (outcome.run_dir / "prompts").iterdir()]
+    (afresh,) = [m for m in asked if "gave the same program again" in json.dumps(m)]
+    assert len(afresh) == 2  # the system prompt and the task: not the conversation that looped
+    assert "Double n." in afresh[-1]["content"] and "KeyError: 'm'" in afresh[-1]["content"]
