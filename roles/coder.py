@@ -199,6 +199,7 @@ class Coder(WorkerRole[CoderSettings]):
         inputs = json.dumps(assignment.inputs, ensure_ascii=False).encode()
         problem = ""
         ran: set[str] = set()
+        afresh = False
         first_note = convo[-1].content if isinstance(convo[-1].content, str) else ""
         for attempt in range(1, settings.max_attempts + 1):
             # code as a fenced block, never JSON: small models mangle code escaped in JSON
@@ -210,7 +211,8 @@ class Coder(WorkerRole[CoderSettings]):
                 problem = str(exc)
                 convo.append(self._feedback(problem))
                 continue
-            if code.strip() in ran:  # the same program again fails the same way: start afresh
+            if code.strip() in ran and not afresh:  # it would fail the same way: ask afresh,
+                afresh = True  # once (a repeat after that runs, and the critic sees the loop)
                 self.log.info("same program again", task=task.id, attempt=attempt)
                 convo = [
                     convo[0],

@@ -152,13 +152,13 @@ script:
         ```python
         import json
         numbers = json.load(open("inputs.json"))["numbers"]
-        json.dump({"mean": statistics.mean(numbers)}, open("outputs.json", "w"))
+        json.dump({"mean": sum(nums) / len(nums)}, open("outputs.json", "w"))
         ```
     - answer: |
         ```python
         import json
         values = json.load(open("inputs.json"))["numbers"]
-        json.dump({"mean": statistics.fmean(values)}, open("outputs.json", "w"))
+        json.dump({"mean": sum(nums) / len(values)}, open("outputs.json", "w"))
         ```
     - answer: |
         ```python
@@ -170,7 +170,7 @@ script:
 
 
 async def test_a_coder_fixing_its_program_is_not_a_loop(run_yaml: RunYaml) -> None:
-    # two fix attempts fail alike (NameError: statistics), the third works: the coder's own
+    # two fix attempts fail alike (NameError: nums), the third works: the coder's own
     # bounded loop, not a loop of the run; the critic must not stop it (no replans left)
     outcome = await run_yaml(FIXED_ON_THE_THIRD_TRY)
     runs = payloads(outcome, "exec_result")
