@@ -24,10 +24,11 @@ from bus.deliverable import Deliverable
 from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
 from roles import function_writer
 from roles.coder_hints import code_hints, describe_run
-from roles.cross_check import CHECK_NOTE, disagreements
+from roles.cross_check import CHECK_NOTE, disagreements, quoted_in
 from roles.errors import TaskFailed
 from roles.examples import examples_in, passed_of
 from roles.execution import CodeRunner, ExecutionResult, notes_text, to_payload
+from roles.input_notes import input_notes
 from roles.missing_imports import with_imports
 from roles.settings import CoderSettings
 from roles.structured import AnswerInvalid, code_from
@@ -147,7 +148,8 @@ class Coder(WorkerRole[CoderSettings]):
         except TaskFailed as exc:
             self.log.info("check program failed", task=task.id, error=str(exc)[:200])
             return self._done(assignment, first, [], [], note="its check program failed")
-        differ = disagreements(first.outputs, second.outputs)
+        quoted = quoted_in(assignment.goal)
+        differ = disagreements(first.outputs, second.outputs, quoted)
         if not differ:
             check = "a second program, written independently, gave the same values"
             return self._done(assignment, first, [check], [first.exec_id, second.exec_id])
@@ -160,10 +162,10 @@ class Coder(WorkerRole[CoderSettings]):
         except TaskFailed:
             return self._done(assignment, first, [], [], note=f"programs disagree: {differ}")
         for kept, other in ((first, second), (second, first)):
-            if not disagreements(kept.outputs, third.outputs):
+            if not disagreements(kept.outputs, third.outputs, quoted):
                 check = (
                     "two of three programs, written independently, gave the same values "
-                    f"(the other gave {'; '.join(disagreements(kept.outputs, other.outputs))})"
+                    f"(the other gave {'; '.join(disagreements(kept.outputs, other.outputs, quoted))})"
                 )
                 return self._done(assignment, kept, [check], [kept.exec_id, third.exec_id])
         return self._done(assignment, first, [], [], note=f"three programs disagree: {differ}")
@@ -395,6 +397,7 @@ class Coder(WorkerRole[CoderSettings]):
                 if assignment.inputs
                 else "{}"
             ),
+            *input_notes(assignment.inputs),
         ]
         notes = assignment.notes + (self.talk.take_remarks() if not note else [])
         if notes:

@@ -6,7 +6,9 @@ proves nothing, but a second program written independently rarely makes the same
 agree when the numbers they state agree — each rounded to the fewer decimals of the two,
 and those of the shorter statement all found in the longer ("319" in "319 days from
 2024-03-14") — or, with no numbers, when the words of one (less the small ones every
-sentence has) are all in the other.
+sentence has) are all in the other. Numbers quoted from the goal ("from 1900 to 2100")
+are left out when both values state others: two answers that agree only on what the goal
+said have not agreed on a result.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Mapping
 
 from pydantic import JsonValue
 
-__all__ = ["CHECK_NOTE", "agree", "disagreements", "numbers"]
+__all__ = ["CHECK_NOTE", "agree", "disagreements", "numbers", "quoted_in"]
 
 CHECK_NOTE = (
     "Solve this task on your own, as an independent check of a teammate's work: compute "
@@ -100,9 +102,24 @@ def _words(value: JsonValue) -> set[str]:
     return set(re.findall(r"[a-z]+", _text(value).lower())) - _STOP
 
 
-def agree(a: JsonValue, b: JsonValue) -> bool:
-    """Whether two values of one output state the same thing (see the module's docstring)."""
+def _computed(found: list[str], quoted: frozenset[float]) -> list[str]:
+    return [n for n in found if _float(n) not in quoted]
+
+
+def _float(number: str) -> float | None:
+    try:
+        return float(number)
+    except (ValueError, OverflowError):
+        return None
+
+
+def agree(a: JsonValue, b: JsonValue, quoted: frozenset[float] = frozenset()) -> bool:
+    """Whether two values of one output state the same thing (see the module's docstring);
+    ``quoted``: the numbers the goal states."""
     na, nb = numbers(a), numbers(b)
+    ca, cb = _computed(na, quoted), _computed(nb, quoted)
+    if ca or cb:  # a result beside the goal's own numbers: compare the results
+        na, nb = ca, cb
     if na and nb:
         few, many = (na, nb) if len(na) <= len(nb) else (nb, na)
         return _within(few, many)
@@ -114,10 +131,20 @@ def agree(a: JsonValue, b: JsonValue) -> bool:
     return wa <= wb or wb <= wa
 
 
-def disagreements(first: Mapping[str, JsonValue], second: Mapping[str, JsonValue]) -> list[str]:
-    """The outputs on which two computations differ, each as ``name: a vs b``."""
+def quoted_in(text: str) -> frozenset[float]:
+    """The numbers a goal states, which an answer may repeat without having computed them."""
+    return frozenset(f for n in numbers(text) if (f := _float(n)) is not None)
+
+
+def disagreements(
+    first: Mapping[str, JsonValue],
+    second: Mapping[str, JsonValue],
+    quoted: frozenset[float] = frozenset(),
+) -> list[str]:
+    """The outputs on which two computations differ, each as ``name: a vs b`` (``quoted``:
+    the goal's numbers, see `agree`)."""
     return [
         f"{name}: {_text(first[name])[:200]} vs {_text(second.get(name))[:200]}"
         for name in first
-        if not agree(first[name], second.get(name))
+        if not agree(first[name], second.get(name), quoted)
     ]

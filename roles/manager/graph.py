@@ -274,6 +274,10 @@ def _wire(tasks: list[TaskSpec], available: set[str], check: PlanCheck) -> list[
         inputs: list[str] = []
         deps = list(task.depends_on)
         for name in task.inputs:
+            if name not in available and producers.get(name) == task.id:
+                # it reads what it makes: the model listed the output twice
+                check.repaired[f"{task.id}.inputs.{name}"] = "(dropped: the task's own output)"
+                continue
             if name not in available and name not in producers:
                 others = {o for o, p in producers.items() if p != task.id}
                 found = _candidates(name, sorted(available | others))

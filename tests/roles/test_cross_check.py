@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from roles.cross_check import agree, disagreements, numbers
+from roles.cross_check import agree, disagreements, numbers, quoted_in
 
 
 @pytest.mark.parametrize(
@@ -41,3 +41,21 @@ def test_disagreements_name_the_outputs() -> None:
     assert disagreements(first, {"days": -19, "weekday": "Monday"}) == ["days: 319 vs -19"]
     assert disagreements(first, dict(first)) == []
     assert numbers("from 2024-03-14: 319") == ["2024", "-03", "-14", "319"]
+
+
+def test_answers_that_share_only_the_goals_numbers_do_not_agree() -> None:
+    goal = quoted_in("How many leap years are there from 1900 to 2100 inclusive?")
+    counted = "There are 10 leap years from 1900 to 2100 inclusive."
+    assert agree(counted, "from 1900 to 2100")  # without the goal, the years look like agreement
+    assert not agree(counted, "from 1900 to 2100", goal)
+    assert not agree(counted, "49 leap years between 1900 and 2100", goal)
+    assert agree(counted, "10", goal)
+    assert disagreements({"answer": counted}, {"answer": "1900 2100"}, goal) == [
+        f"answer: {counted} vs 1900 2100"
+    ]
+
+
+def test_an_answer_that_is_one_of_the_goals_numbers_is_still_compared() -> None:
+    goal = quoted_in("Which is larger, 17 or 23?")
+    assert agree("23 is larger", 23, goal)
+    assert not agree("23 is larger", "17", goal)

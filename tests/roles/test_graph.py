@@ -317,3 +317,18 @@ def test_an_output_stated_again_downstream_is_renamed_where_it_is_made_first() -
     assert tasks["log"].inputs == ["compute_answer"]  # not downstream of the restatement
     assert tasks["state"].inputs == ["compute_answer"] and tasks["state"].outputs == ["answer"]
     assert tasks["show"].inputs == ["answer"]  # reads the restated answer
+
+
+def test_a_task_that_reads_its_own_output_has_that_input_dropped() -> None:
+    # gcd-and-lcm (1.5B): "task 'compute_gcd' needs its own output 'gcd'", three plans refused
+    check = validate_plan(
+        [
+            t("compute_gcd", inputs=["a", "gcd"], outputs=["gcd"]),
+            t("answer", inputs=["gcd"], outputs=["answer"], depends_on=["compute_gcd"]),
+        ],
+        roles=ROLES,
+        available={"a"},
+    )
+    assert check.ok, check.errors
+    assert check.tasks["compute_gcd"].inputs == ["a"]
+    assert check.repaired == {"compute_gcd.inputs.gcd": "(dropped: the task's own output)"}

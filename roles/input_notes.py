@@ -1,0 +1,51 @@
+"""What the coder is told about its inputs beyond their JSON: that a string holds a table
+(CSV text), and how to read it.
+
+A small model given a CSV table as one JSON string splits it by hand and gets it wrong
+(the dev suite's csv cases: every draft unpacked the rows wrongly); one line that names
+the table's header and the reader to use is what it needs.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+
+from pydantic import JsonValue
+
+__all__ = ["input_notes"]
+
+
+def _table(text: str) -> tuple[str, list[str], int] | None:
+    """(delimiter, header, data rows) when ``text`` is a delimited table, else None."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if len(lines) < 2:
+        return None
+    try:
+        dialect = csv.Sniffer().sniff("\n".join(lines[:20]), delimiters=",;\t|")
+    except csv.Error:
+        return None
+    rows = list(csv.reader(io.StringIO("\n".join(lines)), dialect))
+    width = len(rows[0])
+    if width < 2 or any(len(row) != width for row in rows):
+        return None
+    return dialect.delimiter, rows[0], len(rows) - 1
+
+
+def input_notes(inputs: Mapping[str, JsonValue]) -> list[str]:
+    """One sentence per input a program is likely to misread."""
+    notes = []
+    for name, value in inputs.items():
+        if not isinstance(value, str) or (table := _table(value)) is None:
+            continue
+        delimiter, header, rows = table
+        reader = f'csv.DictReader(io.StringIO(inputs["{name}"])'
+        reader += ")" if delimiter == "," else f", delimiter={delimiter!r})"
+        notes.append(
+            f"inputs[{name!r}] is one string of CSV text: a header row "
+            f"({delimiter.join(header)}) and {rows} data rows. Read it with `{reader}` "
+            "(each row a dict keyed by the header; convert numbers with float()); do not "
+            "split it by hand."
+        )
+    return notes
