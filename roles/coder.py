@@ -30,6 +30,7 @@ from roles.examples import examples_in, passed_of
 from roles.execution import CodeRunner, ExecutionResult, notes_text, to_payload
 from roles.input_notes import input_notes
 from roles.missing_imports import with_imports
+from roles.program_checks import inputs_hint, same_program, unchecked_problem
 from roles.settings import CoderSettings
 from roles.structured import AnswerInvalid, code_from
 from roles.worker import WorkerRole
@@ -54,6 +55,12 @@ inputs = json.load(open("inputs.json"))
 json.dump({"<output name>": value}, open("outputs.json", "w"))
 ```
 Answer with the whole program in one ```python fenced block."""
+
+ANOTHER_WAY = (
+    "An earlier program computed it the most direct way; write yours another way (another "
+    "method or library), so that the two computations are independent."
+)
+"""What the coder adds when its check program was the first program again."""
 
 RESERVED = frozenset({"inputs.json", "outputs.json"})
 
@@ -108,12 +115,13 @@ def _tail(text: str, n: int = 2000) -> str:
 @dataclass(frozen=True)
 class Solved:
     """A program's outputs, the files it wrote, the id of its execution's result message,
-    and how many attempts it took."""
+    how many attempts it took, and its code."""
 
     outputs: dict[str, JsonValue]
     files: dict[str, bytes]
     exec_id: str
     attempts: int
+    code: str = ""
 
 
 class Coder(WorkerRole[CoderSettings]):
@@ -150,25 +158,40 @@ class Coder(WorkerRole[CoderSettings]):
             return self._done(assignment, first, [], [], note="its check program failed")
         quoted = quoted_in(assignment.goal)
         differ = disagreements(first.outputs, second.outputs, quoted)
-        if not differ:
+        if not differ and not same_program(first.code, second.code):
             check = "a second program, written independently, gave the same values"
             return self._done(assignment, first, [check], [first.exec_id, second.exec_id])
-        tie = (
-            f"{CHECK_NOTE} Two earlier programs disagree on: {'; '.join(differ)}. "
-            "Find out which is right."
-        )
+        if differ:
+            note = (
+                f"{CHECK_NOTE} Two earlier programs disagree on: {'; '.join(differ)}. "
+                "Find out which is right."
+            )
+            candidates = [first, second]
+        else:  # the check was the first program again: no independent computation yet
+            note = f"{CHECK_NOTE} {ANOTHER_WAY}"
+            candidates = [first]
         try:
-            third = await self._solve(env, assignment, self.prompt(assignment, tie))
+            third = await self._solve(env, assignment, self.prompt(assignment, note))
         except TaskFailed:
-            return self._done(assignment, first, [], [], note=f"programs disagree: {differ}")
-        for kept, other in ((first, second), (second, first)):
-            if not disagreements(kept.outputs, third.outputs, quoted):
+            why = f"programs disagree: {differ}" if differ else "its check program failed"
+            return self._done(assignment, first, [], [], note=why)
+        for kept in candidates:
+            if disagreements(kept.outputs, third.outputs, quoted):
+                continue
+            if same_program(kept.code, third.code):  # one computation twice is no check
+                continue
+            if differ:
+                other = second if kept is first else first
+                gave = "; ".join(disagreements(kept.outputs, other.outputs, quoted))
                 check = (
                     "two of three programs, written independently, gave the same values "
-                    f"(the other gave {'; '.join(disagreements(kept.outputs, other.outputs, quoted))})"
+                    f"(the other gave {gave})"
                 )
-                return self._done(assignment, kept, [check], [kept.exec_id, third.exec_id])
-        return self._done(assignment, first, [], [], note=f"three programs disagree: {differ}")
+            else:
+                check = "a second program, written another way, gave the same values"
+            return self._done(assignment, kept, [check], [kept.exec_id, third.exec_id])
+        why = f"three programs disagree: {differ}" if differ else "no independent check agreed"
+        return self._done(assignment, first, [], [], note=why)
 
     def _done(
         self,
@@ -203,6 +226,7 @@ class Coder(WorkerRole[CoderSettings]):
         ran: set[str] = set()
         afresh = False
         first_note = convo[-1].content if isinstance(convo[-1].content, str) else ""
+        quoted = quoted_in(assignment.goal)
         for attempt in range(1, settings.max_attempts + 1):
             # code as a fenced block, never JSON: small models mangle code escaped in JSON
             reply = await self.calls.call(convo, parent=env, task_id=task.id)
@@ -227,6 +251,7 @@ class Coder(WorkerRole[CoderSettings]):
             if run.exit_code not in (0, None) and not run.timed_out:
                 problem += missing_module_hint(run.stderr, self.deps.libraries)
                 problem += _hints(code, run, task.outputs)
+                problem += inputs_hint(code, assignment.inputs)
             if not problem:
                 try:
                     outputs = read_outputs(task.outputs, run)
@@ -237,7 +262,9 @@ class Coder(WorkerRole[CoderSettings]):
                         + notes_text(run)
                     )
                 else:
-                    return Solved(outputs, dict(run.files), exec_id, attempt)
+                    problem = unchecked_problem(code, outputs, assignment.inputs, quoted)
+                    if not problem:
+                        return Solved(outputs, dict(run.files), exec_id, attempt, code)
             self.log.info(
                 "code attempt failed", task=task.id, attempt=attempt, problem=problem[:200]
             )

@@ -1,13 +1,14 @@
 """What the coder tells its model after a program ran and did not give the task's outputs:
 what ran, its exit code, the tails of its output, which outputs are missing and where the
 program wrote instead, and hints for the structural mistakes small models make (a
-``main()`` never called, ``input()`` with no input, the inputs never loaded, a wrong file
-name). Pure functions of the code and the sandbox's result, so a re-run phrases them alike.
+``main()`` never called, ``input()`` with no input, the inputs never loaded, a function such
+as ``gcd`` called without its import or hidden by a variable, a wrong file name). Pure functions of the code and the sandbox's result, so a re-run phrases them alike.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 
 from sandbox.result import ExecutionResult
@@ -62,6 +63,37 @@ def _calls(tree: ast.Module, name: str) -> bool:
     )
 
 
+_HOMES = ("math", "statistics", "itertools", "functools", "collections", "fractions", "calendar")
+"""Standard-library modules whose functions small models call without importing them."""
+
+
+def _home_of(name: str) -> str | None:
+    """The module among `_HOMES` that defines ``name`` (a function or class), if any."""
+    for module in _HOMES:
+        value = getattr(importlib.import_module(module), name, None)
+        defined = str(getattr(value, "__module__", "") or "").lstrip("_")
+        if callable(value) and defined == module and not name.startswith("_"):
+            return module  # its own, not one it imports (statistics imports Counter)
+    return None
+
+
+def _assigned(tree: ast.Module, name: str) -> bool:
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+        for n in ast.walk(tree)
+    )
+
+
+def _shadowed(tree: ast.Module) -> list[str]:
+    """Names the program both assigns and calls (``gcd = gcd(a, b)``)."""
+    called = {
+        n.func.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
+    return sorted(n for n in called if _assigned(tree, n))
+
+
 def code_hints(code: str, run: ExecutionResult, outputs: list[str]) -> list[str]:
     """Hints for structural mistakes seen in ``code`` and its run ([] when none applies)."""
     hints: list[str] = []
@@ -88,6 +120,18 @@ def code_hints(code: str, run: ExecutionResult, outputs: list[str]) -> list[str]
         hints.append(
             'Load the inputs before using them: import json; inputs = json.load(open("inputs.json")).'
         )
+    elif missing and (home := _home_of(missing.group(1))) is not None:
+        name = missing.group(1)
+        hint = f"{name} is not a built-in: it is {home}.{name}; write `from {home} import {name}`."
+        if _assigned(tree, name):
+            hint += f" Do not also name a variable {name}: that hides the function."
+        hints.append(hint)
+    if "object is not callable" in run.stderr:
+        for name in _shadowed(tree):
+            hints.append(
+                f"{name} is given a value (`{name} = ...`) and also called as {name}(...): the "
+                f"value hides the function. Name the value something else, e.g. {name}_value."
+            )
     others = sorted(
         n for n in run.files if n not in ("inputs.json", "outputs.json") and n.endswith(".json")
     )

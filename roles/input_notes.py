@@ -1,5 +1,5 @@
 """What the coder is told about its inputs beyond their JSON: that a string holds a table
-(CSV text), and how to read it.
+(CSV text), and how to read it; that there are none, and the goal's text has the values.
 
 A small model given a CSV table as one JSON string splits it by hand and gets it wrong
 (the dev suite's csv cases: every draft unpacked the rows wrongly); one line that names
@@ -14,7 +14,12 @@ from collections.abc import Mapping
 
 from pydantic import JsonValue
 
-__all__ = ["input_notes"]
+__all__ = ["NO_INPUTS", "input_notes"]
+
+NO_INPUTS = (
+    "inputs.json is empty: take every value the program needs from the goal's text and your "
+    "task's description, written into the program (do not read them from inputs.json)."
+)
 
 
 def _table(text: str) -> tuple[str, list[str], int] | None:
@@ -34,7 +39,9 @@ def _table(text: str) -> tuple[str, list[str], int] | None:
 
 
 def input_notes(inputs: Mapping[str, JsonValue]) -> list[str]:
-    """One sentence per input a program is likely to misread."""
+    """One sentence per input a program is likely to misread, or that there are none."""
+    if not inputs:
+        return [NO_INPUTS]
     notes = []
     for name, value in inputs.items():
         if not isinstance(value, str) or (table := _table(value)) is None:

@@ -129,9 +129,10 @@ def goal_plan(request: PlanRequest) -> Plan:
         id="solve",
         role="coder",
         description=(
-            "Answer the overall goal exactly as it is stated: compute every value it asks "
-            "for from the values given with it, and write `answer`: one sentence that "
-            "states each of those values."
+            "Answer the overall goal exactly as it is stated: the program computes every "
+            "value the goal asks for from the values given with it (none worked out "
+            "beforehand and written in), and writes `answer`: one sentence that states "
+            "each computed value."
         ),
         inputs=list(request.goal_inputs),
         outputs=["answer"],

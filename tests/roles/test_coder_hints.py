@@ -48,3 +48,21 @@ def test_input_argv_unloaded_inputs_and_the_wrong_file_are_named() -> None:
 
 def test_code_that_does_not_parse_gets_no_structural_hints() -> None:
     assert code_hints("def f(:\n", ExecutionResult(exit_code=1), ["a"]) == []
+
+
+def test_a_function_called_without_its_import_is_named_with_its_module() -> None:
+    code = "gcd = 462 // (1071 // gcd(462, 1071))\nprint(gcd)\n"
+    stderr = "Traceback...\nNameError: name 'gcd' is not defined\n"
+    hint = code_hints(code, ExecutionResult(exit_code=1, stderr=stderr), ["answer"])[0]
+    assert "it is math.gcd; write `from math import gcd`" in hint
+    assert "Do not also name a variable gcd" in hint
+    stderr = "NameError: name 'Counter' is not defined"
+    (hint,) = code_hints("print(Counter('aab'))", ExecutionResult(exit_code=1, stderr=stderr), [])
+    assert "`from collections import Counter`" in hint and "variable" not in hint
+
+
+def test_a_function_hidden_by_a_variable_of_its_name_is_named() -> None:
+    code = "from math import gcd\ngcd = 462 // (1071 // gcd(462, 1071))\nlcm = 462 * 1071 // gcd(462, 1071)\n"
+    stderr = "TypeError: 'int' object is not callable"
+    hints = code_hints(code, ExecutionResult(exit_code=1, stderr=stderr), ["answer"])
+    assert any("gcd is given a value (`gcd = ...`) and also called as gcd(...)" in h for h in hints)

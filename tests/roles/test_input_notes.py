@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from roles.input_notes import input_notes
+from roles.input_notes import NO_INPUTS, input_notes
 
 SALES = "region,product,units\nNorth,widget,12\nSouth,gadget,5\n"
 
@@ -21,7 +21,7 @@ def test_the_reader_it_names_reads_the_table() -> None:
     (note,) = input_notes({"rows": SALES.replace(",", ";")})
     reader = note.split("`")[1]
     inputs = {"rows": SALES.replace(",", ";")}
-    rows = eval(reader, {"csv": csv, "io": io, "inputs": inputs})  # noqa: S307
+    rows = eval(reader, {"csv": csv, "io": io, "inputs": inputs})
     assert [r["units"] for r in rows] == ["12", "5"]
 
 
@@ -32,4 +32,8 @@ def test_prose_numbers_and_one_line_strings_get_no_note() -> None:
         "A good model needs clean data; we train, test and ship the model."
     )
     assert input_notes({"text": prose, "line": "a,b,c", "numbers": [1, 2], "n": 3}) == []
-    assert input_notes({}) == []
+
+
+def test_no_inputs_says_the_values_are_in_the_goal() -> None:
+    assert input_notes({}) == [NO_INPUTS]
+    assert "take every value the program needs from the goal's text" in NO_INPUTS

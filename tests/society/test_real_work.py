@@ -21,6 +21,13 @@ i = json.load(open("inputs.json"))
 days = (date.fromisoformat(i["end"]) - date.fromisoformat(i["start"])).days
 json.dump({"answer": f"{days} days"}, open("outputs.json", "w"))
 """
+DAYS_OTHER = """
+import json
+from datetime import datetime
+values = json.load(open("inputs.json"))
+start, end = (datetime.strptime(values[k], "%Y-%m-%d") for k in ("start", "end"))
+json.dump({"answer": f"{(end - start).days} days"}, open("outputs.json", "w"))
+"""
 WRONG = """
 import json
 i = json.load(open("inputs.json"))
@@ -28,7 +35,8 @@ json.dump({"answer": f"{int(i['end'][8:]) - int(i['start'][8:]) - 32} days"}, op
 """
 OTHER_WRONG = """
 import json
-json.dump({"answer": "365 days"}, open("outputs.json", "w"))
+i = json.load(open("inputs.json"))
+json.dump({"answer": f"{(int(i['end'][:4]) - 1990) * 10} days"}, open("outputs.json", "w"))
 """
 
 
@@ -80,7 +88,7 @@ async def test_a_wrong_value_the_check_catches_is_replaced_by_the_majority(
     run_yaml: RunYaml,
 ) -> None:
     outcome = await run_yaml(
-        scenario(("disagree", DAYS), ("independent check", DAYS), (None, WRONG))
+        scenario(("disagree", DAYS_OTHER), ("independent check", DAYS), (None, WRONG))
     )
     final = outcome.final
     assert final is not None and final.status == "succeeded", final
@@ -110,13 +118,69 @@ async def test_a_wrong_value_no_check_confirms_does_not_end_succeeded(run_yaml: 
 
 
 async def test_agreeing_programs_verify_the_answer(run_yaml: RunYaml) -> None:
-    outcome = await run_yaml(scenario(("independent check", DAYS), (None, DAYS)))
+    outcome = await run_yaml(scenario(("independent check", DAYS_OTHER), (None, DAYS)))
     final = outcome.final
     assert final is not None and final.status == "succeeded", final
     assert final.verdict is not None
     assert final.verdict.checks == [
         "count: a second program, written independently, gave the same values"
     ]
+
+
+async def test_the_same_program_twice_is_no_check_and_another_way_is_asked(
+    run_yaml: RunYaml,
+) -> None:
+    outcome = await run_yaml(
+        scenario(("another way", DAYS_OTHER), ("independent check", DAYS), (None, DAYS))
+    )
+    final = outcome.final
+    assert final is not None and final.status == "succeeded", final
+    assert final.verdict is not None and final.verdict.checks == [
+        "count: a second program, written another way, gave the same values"
+    ]
+    assert len(payloads(outcome, "exec_request")) == 3
+
+
+async def test_a_tie_broken_by_a_copy_of_one_side_is_not_verified(run_yaml: RunYaml) -> None:
+    # top-two-words (1.5B): the third program was the first again, and "confirmed" it
+    outcome = await run_yaml(
+        scenario(("disagree", WRONG), ("independent check", DAYS), (None, WRONG))
+    )
+    final = outcome.final
+    assert final is not None and final.status == "unverified", final
+    assert final.answer == "-19 days"
+    (result,) = [r for r in payloads(outcome, "result") if r.status == "done"]
+    assert "three programs disagree" in result.summary
+
+
+LITERAL = """
+import json
+json.dump({"answer": "There are 319 days."}, open("outputs.json", "w"))
+"""
+DEFAULTED = """
+import json
+inputs = json.load(open("inputs.json"))
+json.dump({"answer": inputs.get("days", 0)}, open("outputs.json", "w"))
+"""
+
+
+async def test_a_result_written_in_or_an_input_made_up_is_sent_back_to_be_computed(
+    run_yaml: RunYaml,
+) -> None:
+    outcome = await run_yaml(
+        scenario(
+            ("reads .days. from inputs.json", DAYS),
+            ("as a literal", DEFAULTED),
+            (None, LITERAL),
+            cross_check=False,
+        )
+    )
+    final = outcome.final
+    assert final is not None and final.answer == "319 days", final
+    asked = [json.loads(p.read_text())["messages"] for p in (outcome.run_dir / "prompts").iterdir()]
+    said = json.dumps(max(asked, key=len))
+    assert "it writes it in as a literal (answer = There are 319 days.)" in said
+    assert "reads 'days' from inputs.json, which holds end, start" in said
 
 
 NO_ANSWER = """

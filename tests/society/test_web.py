@@ -181,7 +181,7 @@ script:
         ```python
         import json
         open("<img src=x onerror=window.__pwned=4>.txt", "w").write("x")
-        json.dump({"answer": "<img src=x onerror=window.__pwned=5>"}, open("outputs.json", "w"))
+        json.dump({"answer": "<img src=x onerror=window.__pwned=%d>" % 5}, open("outputs.json", "w"))
         ```
 """
 

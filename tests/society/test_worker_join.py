@@ -32,7 +32,7 @@ script:
   planner:
     - answer: {success_criteria: [coded], tasks: [{id: code, role: coder, description: Write it., outputs: [answer]}]}
   coder:
-    - answer: "```python\\nprint(42)\\n```"
+    - answer: "```python\\nprint(6 * 7)\\n```"
 """
 
 

@@ -1,0 +1,86 @@
+"""What a program that ran may still have got wrong, read from its code (pure logic)."""
+
+from __future__ import annotations
+
+from roles.cross_check import quoted_in
+from roles.program_checks import (
+    inputs_hint,
+    missing_inputs,
+    same_program,
+    unchecked_problem,
+    written_in,
+)
+
+GOAL = quoted_in("How many prime numbers are there below 10000?")
+STATED = """
+import json
+inputs = json.load(open("inputs.json"))
+answer = "There are 7841 prime numbers below 10000."
+json.dump({"answer": answer}, open("outputs.json", "w"))
+"""
+COMPUTED = """
+import json
+count = sum(all(n % d for d in range(2, int(n**0.5) + 1)) for n in range(2, 10000))
+json.dump({"answer": f"There are {count} prime numbers below 10000."}, open("outputs.json", "w"))
+"""
+
+
+def test_a_result_written_in_as_a_literal_is_named() -> None:
+    assert written_in(STATED, {"answer": "There are 7841 prime numbers below 10000."}, GOAL) == [
+        "answer"
+    ]
+    problem = unchecked_problem(STATED, {"answer": "7841 primes"}, {}, GOAL)
+    assert "writes it in as a literal (answer = 7841 primes)" in problem
+
+
+def test_an_answer_sentence_written_whole_is_named_whatever_its_numbers() -> None:
+    code = 'answer = "There are 10 leap years from 1900 to 2100 inclusive."\nprint(answer)'
+    years = quoted_in("How many leap years are there from 1900 to 2100 inclusive?")
+    assert written_in(
+        code, {"answer": "There are 10 leap years from 1900 to 2100 inclusive."}, years
+    )
+    assert not written_in(code, {"answer": "There are leap years from 1900 to 2100."}, years)
+
+
+def test_a_computed_result_a_goal_number_or_a_small_count_is_not() -> None:
+    assert written_in(COMPUTED, {"answer": "There are 1229 prime numbers below 10000."}, GOAL) == []
+    assert written_in("x = 10000\nprint(x)", {"answer": 10000}, GOAL) == []  # the goal's own
+    assert written_in("print(sum(range(4)) + 0 * 6)", {"answer": 6}, GOAL) == []  # small count
+    assert written_in("print(", {"answer": 7841}, GOAL) == []  # not Python: nothing to read
+
+
+def test_inputs_the_file_does_not_hold_are_named_even_behind_a_default() -> None:
+    code = """
+import json
+inputs = json.load(open("inputs.json"))
+balance = inputs.get('initial_amount', 0) * (1 + inputs['rate']) ** inputs.get('years', 0)
+"""
+    assert missing_inputs(code, {"rate": 0.05}) == ["initial_amount", "years"]
+    assert missing_inputs(code, {"rate": 0.05, "initial_amount": 1, "years": 2}) == []
+    problem = unchecked_problem(code, {"answer": 0.0}, {}, frozenset())
+    assert (
+        "reads 'initial_amount', 'rate', 'years' from inputs.json, which holds nothing" in problem
+    )
+    assert "from the goal's own text" in problem
+    assert "'years'" in inputs_hint(code, {"rate": 0.05})
+    assert inputs_hint(code, {"rate": 1, "initial_amount": 1, "years": 1}) == ""
+
+
+def test_inputs_loaded_in_a_with_block_are_read_too() -> None:
+    code = """
+import json
+with open("inputs.json") as f:
+    data = json.load(f)
+print(data["text"], data.get("n"))
+"""
+    assert missing_inputs(code, {"text": "hi"}) == ["n"]
+
+
+def test_the_same_code_differently_commented_is_one_program() -> None:
+    spaced = "# check\nimport json\n\n\ncount = sum(all(n % d for d in range(2, int(n**0.5) + 1))"
+    spaced += " for n in range(2, 10000))  # primes\n"
+    spaced += 'json.dump({"answer": f"There are {count} prime numbers below 10000."}, '
+    spaced += 'open("outputs.json", "w"))\n'
+    assert same_program(COMPUTED, spaced)
+    assert not same_program(COMPUTED, STATED)
+    assert not same_program("print(", "print(")  # not Python: not known to be one
