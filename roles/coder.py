@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
@@ -24,15 +23,17 @@ from bus.deliverable import Deliverable
 from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
 from roles import function_writer
 from roles.coder_hints import code_hints, describe_run
-from roles.cross_check import CHECK_NOTE, disagreements, quoted_in
+from roles.cross_check import quoted_in
 from roles.errors import TaskFailed
 from roles.examples import examples_in, passed_of
 from roles.execution import CodeRunner, ExecutionResult, notes_text, to_payload
+from roles.goal_check import GOAL_CHECK
 from roles.input_notes import input_notes
 from roles.missing_imports import with_imports
-from roles.program_checks import inputs_hint, same_program, unchecked_problem
+from roles.program_checks import inputs_hint, unchecked_problem
 from roles.settings import CoderSettings
 from roles.structured import AnswerInvalid, code_from
+from roles.votes import Solved, voted
 from roles.worker import WorkerRole
 from sandbox.manifest import missing_module_hint
 
@@ -55,12 +56,6 @@ inputs = json.load(open("inputs.json"))
 json.dump({"<output name>": value}, open("outputs.json", "w"))
 ```
 Answer with the whole program in one ```python fenced block."""
-
-ANOTHER_WAY = (
-    "An earlier program computed it the most direct way; write yours another way (another "
-    "method or library), so that the two computations are independent."
-)
-"""What the coder adds when its check program was the first program again."""
 
 RESERVED = frozenset({"inputs.json", "outputs.json"})
 
@@ -112,18 +107,6 @@ def _tail(text: str, n: int = 2000) -> str:
     return text if len(text) <= n else "…" + text[-n:]
 
 
-@dataclass(frozen=True)
-class Solved:
-    """A program's outputs, the files it wrote, the id of its execution's result message,
-    how many attempts it took, and its code."""
-
-    outputs: dict[str, JsonValue]
-    files: dict[str, bytes]
-    exec_id: str
-    attempts: int
-    code: str = ""
-
-
 class Coder(WorkerRole[CoderSettings]):
     """Does coding tasks in the sandbox."""
 
@@ -145,53 +128,36 @@ class Coder(WorkerRole[CoderSettings]):
         task = assignment.task
         if assignment.deliverable is not None:
             return await self._write_function(env, assignment, assignment.deliverable)
+        if task.id == GOAL_CHECK:
+            return await self._goal_check(env, assignment)
         first = await self._solve(env, assignment, self.prompt(assignment))
         if not self.settings.cross_check or not task.outputs:
             check = (
                 "the program ran and wrote every output (no second computation: cross_check is off)"
             )
             return self._done(assignment, first, [check], [first.exec_id])
+
+        async def solve(note: str) -> Solved:
+            return await self._solve(env, assignment, self.prompt(assignment, note))
+
+        vote = await voted(first, solve, quoted_in(assignment.goal))
+        if vote.failure:
+            self.log.info("check program failed", task=task.id, error=vote.failure[:200])
+        return self._done(assignment, vote.kept, vote.checks, vote.evidence, note=vote.note)
+
+    async def _goal_check(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
+        """One program that answers the whole goal, itself the check of the plan's answer
+        (`roles.goal_check`); when it cannot be had, the answer is left unchecked by it
+        rather than the run failed."""
         try:
-            second = await self._solve(env, assignment, self.prompt(assignment, CHECK_NOTE))
+            solved = await self._solve(env, assignment, self.prompt(assignment))
         except TaskFailed as exc:
-            self.log.info("check program failed", task=task.id, error=str(exc)[:200])
-            return self._done(assignment, first, [], [], note="its check program failed")
-        quoted = quoted_in(assignment.goal)
-        differ = disagreements(first.outputs, second.outputs, quoted)
-        if not differ and not same_program(first.code, second.code):
-            check = "a second program, written independently, gave the same values"
-            return self._done(assignment, first, [check], [first.exec_id, second.exec_id])
-        if differ:
-            note = (
-                f"{CHECK_NOTE} Two earlier programs disagree on: {'; '.join(differ)}. "
-                "Find out which is right."
-            )
-            candidates = [first, second]
-        else:  # the check was the first program again: no independent computation yet
-            note = f"{CHECK_NOTE} {ANOTHER_WAY}"
-            candidates = [first]
-        try:
-            third = await self._solve(env, assignment, self.prompt(assignment, note))
-        except TaskFailed:
-            why = f"programs disagree: {differ}" if differ else "its check program failed"
-            return self._done(assignment, first, [], [], note=why)
-        for kept in candidates:
-            if disagreements(kept.outputs, third.outputs, quoted):
-                continue
-            if same_program(kept.code, third.code):  # one computation twice is no check
-                continue
-            if differ:
-                other = second if kept is first else first
-                gave = "; ".join(disagreements(kept.outputs, other.outputs, quoted))
-                check = (
-                    "two of three programs, written independently, gave the same values "
-                    f"(the other gave {gave})"
-                )
-            else:
-                check = "a second program, written another way, gave the same values"
-            return self._done(assignment, kept, [check], [kept.exec_id, third.exec_id])
-        why = f"three programs disagree: {differ}" if differ else "no independent check agreed"
-        return self._done(assignment, first, [], [], note=why)
+            outputs: dict[str, JsonValue] = dict.fromkeys(assignment.task.outputs, "")
+            note = f"no independent answer: {str(exc)[:300]}"
+            solved = Solved(outputs, {}, "", 0)
+            return self._done(assignment, solved, [], [], note=note)
+        check = "it is itself the independent check of the plan's answer"
+        return self._done(assignment, solved, [check], [solved.exec_id])
 
     def _done(
         self,

@@ -76,6 +76,10 @@ class ManagerSettings(RoleSettings):
     """A task with no result after this long is failed."""
     budget_grace_s: float = Field(default=5.0, ge=0)
     """When a budget is reached, how long tasks in flight may still report (they cannot spend more)."""
+    goal_check: bool | None = None
+    """Whether a plan of several tasks that gives an answer also gets a coder task that
+    answers the whole goal on its own; the answer is verified only when the two agree.
+    Default: on when the coder's model is live, off for scripted answers."""
 
 
 class PlannerSettings(RoleSettings):

@@ -9,6 +9,7 @@ from pydantic import JsonValue
 
 from bus.payloads import Final, Verdict
 from roles.budget import BudgetTracker
+from roles.goal_check import GOAL_CHECK, OUTPUT, judged
 from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler, TaskState
 
@@ -32,7 +33,7 @@ NO_ANSWER = (
 def _sinks(sched: Scheduler) -> list[str]:
     """Tasks nothing depends on: where the plan ends."""
     depended = {d for st in sched.status.values() for d in st.spec.depends_on}
-    return [tid for tid in sched.status if tid not in depended]
+    return [tid for tid in sched.status if tid not in depended and tid != GOAL_CHECK]
 
 
 def _given(value: JsonValue) -> bool:
@@ -65,7 +66,7 @@ def synthesize(
     Deterministic on purpose: a small model asked to retell computed values misquotes them.
     """
     for tid, outputs in completed.items():
-        if "answer" in outputs and _given(outputs["answer"]):
+        if tid != GOAL_CHECK and "answer" in outputs and _given(outputs["answer"]):
             return _text(outputs["answer"]), [tid]
     if scheduler is None:
         return None, []
@@ -79,16 +80,27 @@ def synthesize(
 
 
 def verdict_of(
-    answer: str | None, sources: list[str], checked: dict[str, tuple[list[str], list[str]]]
+    answer: str | None,
+    sources: list[str],
+    checked: dict[str, tuple[list[str], list[str]]],
+    goal_check: tuple[str, JsonValue] | None = None,
 ) -> Verdict:
-    """Whether the answer is verified: there is one, and every task it comes from checked
-    its outputs (the coder by a second, independent program; the researcher by its sources).
-    Each check and each gap is a sentence; the evidence is the checks' messages."""
+    """Whether the answer is verified: there is one, every task it comes from checked its
+    outputs (the coder by a second, independent program; the researcher by its sources),
+    and, for a plan given the goal check (``goal_check``: the goal, and the independent
+    answer or None when none was computed), a program answering the whole goal on its own
+    agrees. Each check and each gap is a sentence; the evidence is the checks' messages."""
     if answer is None or not answer.strip():
         return Verdict(verified=False, checks=["no task produced an answer to the goal"])
     checks: list[str] = []
     evidence: list[str] = []
     verified = True
+    if goal_check is not None:
+        goal, independent = goal_check
+        agreed, said = judged(answer, independent, goal)
+        verified = agreed
+        checks.append(said)
+        evidence += checked.get(GOAL_CHECK, ([], []))[1] if agreed else []
     for tid in sources:
         done, shown = checked.get(tid, ([], []))
         if done:
@@ -122,15 +134,21 @@ def final_message(
     scheduler: Scheduler | None,
     revision: int,
     budget: BudgetTracker,
+    goal: str = "",
 ) -> Final:
     """The run's final message: the answer, every output and artifact, the summary line."""
     answer, outputs = final_answer(ledger.completed, scheduler)
     _, sources = synthesize(ledger.completed, scheduler)
-    verdict = verdict_of(answer, sources, ledger.checked)
+    goal_check = None
+    if scheduler is not None and GOAL_CHECK in scheduler.status:
+        goal_check = (goal, ledger.completed.get(GOAL_CHECK, {}).get(OUTPUT))
+    verdict = verdict_of(answer, sources, ledger.checked, goal_check)
     if status == "succeeded" and not verdict.verified:  # success is checked, not declared
         status = "unverified" if answer else "failed"
         reason = reason or "; ".join(
-            c for c in verdict.checks if "not checked" in c or "no task" in c
+            c
+            for c in verdict.checks
+            if "not checked" in c or "no task" in c or c.startswith(GOAL_CHECK)
         )
     done, failed = len(ledger.completed), len(ledger.failed)
     return Final(

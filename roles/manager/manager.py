@@ -57,7 +57,11 @@ class Manager(Role[ManagerSettings]):
         self.goal_id: str | None = None
         self.lessons: list[str] = []
         """Lessons of earlier runs for the goal, recalled once it arrives."""
-        self.planning = Planning(self.settings.max_plan_tries, self.settings.duplicate_threshold)
+        self.planning = Planning(
+            self.settings.max_plan_tries,
+            self.settings.duplicate_threshold,
+            goal_check=bool(self.settings.goal_check),
+        )
         self.scheduler: Scheduler | None = None
         self.ledger = Ledger()
         self.paused = False
@@ -414,7 +418,10 @@ class Manager(Role[ManagerSettings]):
                 task_ids=ledger.running(),
             )
             await self.send(control, parent=parent)
-        final = final_message(status, reason, ledger, self.scheduler, self.revision, self.budget)
+        goal = self.goal.text if self.goal is not None else ""
+        final = final_message(
+            status, reason, ledger, self.scheduler, self.revision, self.budget, goal
+        )
         parent_id = parent.id if isinstance(parent, Envelope) else parent
         await self.send(final, parent=parent_id)
         self.log.info("final", status=status, reason=reason)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bus.payloads import Goal, Plan, PlanDecision, PlanRequest
+from roles.goal_check import GOAL_CHECK, goal_check_task, wants_goal_check
 from roles.manager.graph import PlanCheck, validate_plan
 from roles.manager.ledger import Ledger
 from roles.manager.tasks import Finish
@@ -55,6 +56,8 @@ class Planning:
 
     max_tries: int
     duplicate_threshold: float
+    goal_check: bool = False
+    """Whether a plan of several tasks gets the goal check (`roles.goal_check`)."""
     revision: int = 0
     attempt: int = 0
     criteria: list[str] = field(default_factory=list)
@@ -114,6 +117,15 @@ class Planning:
             threshold=self.duplicate_threshold,
         )
         if check.ok:
+            if (
+                self.goal_check
+                and goal.deliverable is None
+                and wants_goal_check(check.tasks, set(roles))
+            ):
+                check.tasks[GOAL_CHECK] = goal_check_task(sorted(goal.inputs))
+                check.repaired[GOAL_CHECK] = (
+                    "(added: the coder answers the whole goal on its own, to check the answer)"
+                )
             return Valid(check)
         decision = PlanDecision(
             revision=plan.revision,

@@ -25,7 +25,13 @@ from roles.memory import Corpus, Memory
 from roles.planner import Planner
 from roles.reflector import Reflector
 from roles.researcher import Researcher
-from roles.settings import CoderSettings, PlannerSettings, ResearcherSettings, RoleSettings
+from roles.settings import (
+    CoderSettings,
+    ManagerSettings,
+    PlannerSettings,
+    ResearcherSettings,
+    RoleSettings,
+)
 from society.models.factory import ModelFactory
 from society.prompts import PromptStore
 from society.scenario import WORKER_ROLES, Scenario
@@ -121,6 +127,10 @@ def build_role(
         settings = settings.model_copy(update={"offer_researcher": readable or not live})
     if isinstance(settings, PlannerSettings) and settings.one_task_first is None:
         settings = settings.model_copy(update={"one_task_first": live})
+    if isinstance(settings, ManagerSettings) and settings.goal_check is None:
+        coder = scenario.roles.coder.model
+        coded = coder in scenario.models and scenario.models[coder].provider != "scripted"
+        settings = settings.model_copy(update={"goal_check": coded})
     if concurrency is not None:
         settings = settings.model_copy(update={"concurrency": concurrency})
     deps = RoleDeps(

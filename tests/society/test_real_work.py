@@ -420,3 +420,65 @@ async def test_the_same_failing_program_again_is_not_run_and_the_task_is_asked_a
     (afresh,) = [m for m in asked if "gave the same program again" in json.dumps(m)]
     assert len(afresh) == 2  # the system prompt and the task: not the conversation that looped
     assert "Double n." in afresh[-1]["content"] and "KeyError: 'm'" in afresh[-1]["content"]
+
+
+def two_tasks(check: str) -> str:
+    """A two-task plan whose answer is only passed on by its last task, with the manager's
+    goal check on; ``check`` is the program that answers the whole goal on its own."""
+    programs = {
+        "Count the days": DAYS.replace('"answer"', '"days"'),
+        "Say the days": 'import json\nd = json.load(open("inputs.json"))["days"]\n'
+        'json.dump({"answer": d}, open("outputs.json", "w"))',
+        "independent check of the team": check,
+    }
+    coder = "".join(
+        f"    - match: '{match}'\n      answer: |\n        ```python"
+        + "".join(f"\n        {line}" for line in program.strip().splitlines())
+        + "\n        ```\n"
+        for match, program in programs.items()
+    )
+    return f"""
+name: goal_checked
+goal:
+  text: How many days are there from the start date to the end date?
+  inputs: {{start: "2024-03-14", end: "2025-01-27"}}
+models: {{default: {{provider: scripted}}}}
+roles: {{manager: {{goal_check: true}}}}
+sandbox: {{timeout_s: 20, pool_size: 1}}
+budgets: {{wall_s: 120, replans: 0}}
+script:
+  planner:
+    - answer:
+        success_criteria: [the number of days is given]
+        tasks:
+          - {{id: count, role: coder, description: Count the days from start to end., outputs: [days]}}
+          - {{id: say, role: coder, description: Say the days., inputs: [days], outputs: [answer]}}
+  coder:
+{coder}"""
+
+
+async def test_a_plan_of_several_tasks_is_verified_by_a_program_answering_the_whole_goal(
+    run_yaml: RunYaml,
+) -> None:
+    outcome = await run_yaml(two_tasks(DAYS_OTHER.replace('"answer"', '"independent_answer"')))
+    final = outcome.final
+    assert final is not None and final.status == "succeeded", final
+    assert final.answer == "319 days"
+    (decision,) = payloads(outcome, "plan_decision")
+    assert "goal_check" in decision.repaired  # the added task is in the log
+    assert final.verdict is not None
+    assert final.verdict.checks[0] == (
+        "goal_check: a program answering the whole goal on its own agrees"
+    )
+
+
+async def test_an_answer_the_whole_goal_program_disagrees_with_is_not_verified(
+    run_yaml: RunYaml,
+) -> None:
+    outcome = await run_yaml(two_tasks(WRONG.replace('"answer"', '"independent_answer"')))
+    final = outcome.final
+    assert final is not None and final.status == "unverified", final
+    assert final.answer == "319 days"  # the plan's answer stays the answer
+    assert final.verdict is not None and not final.verdict.verified
+    assert "gave '-19 days', which does not agree with the answer" in final.verdict.checks[0]
+    assert final.reason.startswith("goal_check:")

@@ -1,0 +1,97 @@
+"""How the coder checks a program's outputs: a second program written independently, and a
+third when the two disagree (or when the second was the first again), whose values decide.
+
+Values are kept when two programs with different code agree on them (`cross_check`): the
+same code twice, differently commented, is one computation, so it confirms nothing — nor
+does a tie-breaker that copies one side (top-two-words, 1.5B: the third program was the
+first again and "confirmed" its miscount).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from pydantic import JsonValue
+
+from roles.cross_check import CHECK_NOTE, disagreements
+from roles.errors import TaskFailed
+from roles.program_checks import same_program
+
+__all__ = ["ANOTHER_WAY", "Solved", "Vote", "voted"]
+
+ANOTHER_WAY = (
+    "An earlier program computed it the most direct way; write yours another way (another "
+    "method or library), so that the two computations are independent."
+)
+"""What the coder adds when its check program was the first program again."""
+
+
+@dataclass(frozen=True)
+class Solved:
+    """A program's outputs, the files it wrote, the id of its execution's result message,
+    how many attempts it took, and its code."""
+
+    outputs: dict[str, JsonValue]
+    files: dict[str, bytes]
+    exec_id: str
+    attempts: int
+    code: str = ""
+
+
+@dataclass(frozen=True)
+class Vote:
+    """The values kept, the checks that confirm them with their executions' ids (none when
+    unconfirmed), why they are unconfirmed, and a check program's failure."""
+
+    kept: Solved
+    checks: list[str] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)
+    note: str = ""
+    failure: str = ""
+
+
+async def voted(
+    first: Solved, solve: Callable[[str], Awaitable[Solved]], quoted: frozenset[float]
+) -> Vote:
+    """Check ``first`` by programs ``solve`` writes when told a note (``quoted``: the goal's
+    numbers, which agreement leaves out)."""
+    try:
+        second = await solve(CHECK_NOTE)
+    except TaskFailed as exc:
+        return Vote(first, note="its check program failed", failure=str(exc))
+    differ = disagreements(first.outputs, second.outputs, quoted)
+    if not differ and not same_program(first.code, second.code):
+        check = "a second program, written independently, gave the same values"
+        return Vote(first, [check], [first.exec_id, second.exec_id])
+    if differ:
+        note = (
+            f"{CHECK_NOTE} Two earlier programs disagree on: {'; '.join(differ)}. "
+            "Find out which is right."
+        )
+        candidates = [first, second]
+    else:  # the check was the first program again: no independent computation yet
+        note = f"{CHECK_NOTE} {ANOTHER_WAY}"
+        candidates = [first]
+    try:
+        third = await solve(note)
+    except TaskFailed as exc:
+        why = f"programs disagree: {differ}" if differ else "its check program failed"
+        return Vote(first, note=why, failure=str(exc))
+    for kept in candidates:
+        if disagreements(kept.outputs, third.outputs, quoted):
+            continue
+        if same_program(kept.code, third.code):  # one computation twice is no check
+            continue
+        if differ:
+            other = second if kept is first else first
+            gave = "; ".join(disagreements(kept.outputs, other.outputs, quoted))
+            check = (
+                "two of three programs, written independently, gave the same values "
+                f"(the other gave {gave})"
+            )
+        else:
+            check = "a second program, written another way, gave the same values"
+        return Vote(kept, [check], [kept.exec_id, third.exec_id])
+    why = f"three programs disagree: {differ}" if differ else "no independent check agreed"
+    return Vote(first, note=why)
