@@ -1,8 +1,8 @@
 """What a program that ran and wrote its outputs may still have got wrong, read from its
 code: a result written in as a literal rather than computed, and inputs read that
 ``inputs.json`` does not hold (a ``.get(name, 0)`` then computes with a made-up 0). And
-whether two programs are one: the same code, differently commented, is no independent
-check. Pure functions of the code, the outputs and the goal, so a re-run says the same.
+whether two programs are one: the same code, or nearly, differently commented, is no
+independent check. Pure functions of the code, the outputs and the goal, so a re-run says the same.
 
 All three are from the dev suite's runs (Qwen2.5-Coder-1.5B): a program that wrote
 ``answer = "There are 7841 prime numbers below 10000."``, one that read
@@ -16,10 +16,18 @@ import ast
 from collections.abc import Mapping
 
 from pydantic import JsonValue
+from rapidfuzz import fuzz
 
 from roles.cross_check import numbers
 
-__all__ = ["inputs_hint", "missing_inputs", "same_program", "unchecked_problem", "written_in"]
+__all__ = [
+    "NEARLY_SAME",
+    "inputs_hint",
+    "missing_inputs",
+    "same_program",
+    "unchecked_problem",
+    "written_in",
+]
 
 
 def _parse(code: str) -> ast.Module | None:
@@ -179,12 +187,37 @@ def unchecked_problem(
     return ""
 
 
-def _shape(code: str) -> str | None:
+NEARLY_SAME = 85.0
+"""How alike (0-100, rapidfuzz's ratio) two programs' computations may be before they count
+as one. In the dev suite's runs (1.5B, 1667e1e), the first two programs of 21 of 28 cases
+were 38-82 alike; fibonacci-40's two, one off-by-one loop with the result printed or
+written, were 100 alike once the writing was set aside (87 with it)."""
+
+
+def _io(node: ast.stmt) -> bool:
+    """A top-level statement that imports, loads the inputs or writes the result: what
+    every program of a task shares, whatever it computes."""
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return True
+    text = ast.unparse(node)
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        return text.startswith(("print(", "json.dump("))
+    if isinstance(node, ast.Assign | ast.With):
+        return "inputs.json" in text or "outputs.json" in text or text.endswith("= {}")
+    return False
+
+
+def _text(code: str) -> str | None:
+    """The computation of a program: its code less `_io`, comments and layout."""
     tree = _parse(code)
-    return None if tree is None else ast.dump(tree, annotate_fields=False)
+    if tree is None:
+        return None
+    tree.body = [n for n in tree.body if not _io(n)]
+    return ast.unparse(tree)
 
 
 def same_program(a: str, b: str) -> bool:
-    """Whether two programs are the same code once comments and layout are set aside."""
-    shape = _shape(a)
-    return shape is not None and shape == _shape(b)
+    """Whether two programs are one computation: their code, comments and layout set aside,
+    is the same or nearly (`NEARLY_SAME`)."""
+    ta, tb = _text(a), _text(b)
+    return ta is not None and tb is not None and fuzz.ratio(ta, tb) >= NEARLY_SAME

@@ -76,6 +76,19 @@ print(data["text"], data.get("n"))
     assert missing_inputs(code, {"text": "hi"}) == ["n"]
 
 
+def test_nearly_the_same_code_is_one_computation() -> None:
+    # fibonacci-40 (1.5B): one off-by-one loop, the result printed or written
+    loop = "def fib(n):\n    a, b = 1, 1\n    for _ in range(2, n + 1):\n        a, b = b, a + b\n    return b\n"
+    printed = loop + "answer = fib(40)\nprint(answer)\n"
+    written = (
+        loop
+        + 'inputs = {}\nanswer = fib(40)\njson.dump({"answer": answer}, open("outputs.json", "w"))\n'
+    )
+    assert same_program(printed, written)
+    other = "import functools\n@functools.cache\ndef f(n):\n    return n if n < 2 else f(n - 1) + f(n - 2)\nprint(f(40))\n"
+    assert not same_program(printed, other)
+
+
 def test_the_same_code_differently_commented_is_one_program() -> None:
     spaced = "# check\nimport json\n\n\ncount = sum(all(n % d for d in range(2, int(n**0.5) + 1))"
     spaced += " for n in range(2, 10000))  # primes\n"
