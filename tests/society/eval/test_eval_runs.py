@@ -17,7 +17,7 @@ PLAN = {
     "success_criteria": ["the sum is computed"],
     "tasks": [{"id": "add", "role": "coder", "description": "Add 1 and 1.", "outputs": ["answer"]}],
 }
-CODE = "```python\nimport json\njson.dump({'answer': '2'}, open('outputs.json', 'w'))\n```"
+CODE = "```python\nimport json\njson.dump({'answer': str(1 + 1)}, open('outputs.json', 'w'))\n```"
 
 
 def suite(tmp_path: Path) -> Suite:
