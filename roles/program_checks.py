@@ -116,29 +116,28 @@ def _input_keys(tree: ast.Module, names: set[str]) -> set[str]:
     return keys
 
 
+def _loads(node: ast.AST) -> set[str]:
+    """The names ``node`` binds to a ``….load(…)`` call (``x = json.load(…)``)."""
+    if (
+        isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+        and node.value.func.attr == "load"
+    ):
+        return {t.id for t in node.targets if isinstance(t, ast.Name)}
+    return set()
+
+
 def _loaded_from_inputs(tree: ast.Module) -> set[str]:
     """Names bound to ``json.load(...)`` of inputs.json (``inputs = json.load(open(...))``)."""
     names: set[str] = set()
     for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Call)
-            and isinstance(node.value.func, ast.Attribute)
-            and node.value.func.attr == "load"
-            and "inputs.json" in ast.unparse(node.value)
-        ):
-            names |= {t.id for t in node.targets if isinstance(t, ast.Name)}
-        elif isinstance(node, ast.With):  # with open("inputs.json") as f: x = json.load(f)
-            if "inputs.json" not in ast.unparse(node.items[0].context_expr):
-                continue
-            for inner in ast.walk(node):
-                if (
-                    isinstance(inner, ast.Assign)
-                    and isinstance(inner.value, ast.Call)
-                    and isinstance(inner.value.func, ast.Attribute)
-                    and inner.value.func.attr == "load"
-                ):
-                    names |= {t.id for t in inner.targets if isinstance(t, ast.Name)}
+        if isinstance(node, ast.Assign) and "inputs.json" in ast.unparse(node.value):
+            names |= _loads(node)
+        elif isinstance(node, ast.With) and "inputs.json" in ast.unparse(
+            node.items[0].context_expr
+        ):  # with open("inputs.json") as f: x = json.load(f)
+            names |= {n for inner in ast.walk(node) for n in _loads(inner)}
     return names
 
 
