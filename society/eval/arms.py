@@ -1,198 +1,50 @@
-"""The society as an arm of an eval: the case's scenario run by `run_scenario`, exactly as
-``society run`` runs a scenario file (its own run folder and log, so it can be replayed),
-with the eval's sandbox lent to it and long-term memory of its own.
+"""The arms of an eval, by name: every way of answering a case is one callable of one
+shape, ``(case, CaseContext) -> Answered``, and the runner knows no arm by name.
 
-A run that crashes, exceeds its time or stops without a final message is an answer too
-(status ``crashed``, ``timeout``, ``no final``): it is graded like any other, and the eval
-goes on.
+A new arm is one module with one such function and one `register` call (or a line in
+`_builtin`); the runner answers, grades and records it like the others.
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
-from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Awaitable, Callable
 
-from pydantic import JsonValue
-from rich.console import Console
+from society.eval.context import Answered, CaseContext
+from society.eval.suite import Case
 
-from roles.execution import CodeRunner
-from sandbox.manifest import Manifest
-from society.eval.graders import Submission
-from society.models.spec import ModelSpec
-from society.scenario import Scenario
+__all__ = ["Arm", "arm_named", "arm_names", "register"]
 
-__all__ = ["Answered", "Draft", "EvalContext", "LoopSettings", "run_society"]
+Arm = Callable[[Case, CaseContext], Awaitable[Answered]]
+"""Answers one case; whatever it raises is recorded as that case's ``crashed`` answer."""
 
-GRACE_S = 30.0
-"""How long past a case's wall budget the runner waits for its final message."""
-SLACK_S = 120.0
-"""How long past that the eval waits for a run to end before it counts as ``timeout``."""
+_REGISTERED: dict[str, Arm] = {}
 
 
-@dataclass
-class Answered:
-    """What an arm did for a case: its submission and what it cost."""
+def _builtin() -> dict[str, Arm]:
+    from society.eval.baselines import direct, program
+    from society.eval.loop import loop
+    from society.eval.society_arm import society
 
-    submission: Submission
-    status: str
-    reason: str = ""
-    calls: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost: float = 0.0
-    wall_s: float = 0.0
-    run_id: str | None = None
-    folder: Path | None = None
-    extra: dict[str, JsonValue] = field(default_factory=dict)
+    return {"society": society, "direct": direct, "program": program, "loop": loop}
 
 
-@dataclass(frozen=True)
-class LoopSettings:
-    """The ``loop`` baseline's limits (defaults: the FINDINGS measurement): repair calls
-    after a failed check, then fresh samples at ``temperature``, seeded from ``seed``."""
-
-    repairs: int = 2
-    samples: int = 3
-    temperature: float = 0.8
-    seed: int = 0
+def register(name: str, arm: Arm) -> None:
+    """Make ``arm`` answerable as ``name`` (a built-in's name is refused)."""
+    if name in _builtin():
+        msg = f"{name!r} is a built-in arm"
+        raise ValueError(msg)
+    _REGISTERED[name] = arm
 
 
-@dataclass(frozen=True)
-class Draft:
-    """A reply to the ``program`` prompt, kept so the ``loop`` arm, whose first call is that
-    same request, does not ask it again in the same eval."""
-
-    text: str
-    tokens_in: int
-    tokens_out: int
-    cost: float
-    wall_s: float
-    arm: str
-    """The arm that made the call."""
+def arm_names() -> list[str]:
+    """Every arm that can be run, built-ins first."""
+    return [*_builtin(), *_REGISTERED]
 
 
-@dataclass
-class EvalContext:
-    """What every arm of one eval shares."""
-
-    folder: Path
-    """The eval's folder: run folders, baseline folders, results."""
-    code: CodeRunner
-    """The eval's sandbox: the society's coder, the program baseline and the checks."""
-    override: ModelSpec | None = None
-    """``--model``: every role and baseline calls this model."""
-    case_timeout_s: float | None = None
-    """At most this long for one run (default: its wall budget plus slack)."""
-    loop: LoopSettings = field(default_factory=lambda: LoopSettings())
-    """The ``loop`` baseline's limits."""
-    libraries: Manifest | None = None
-    """What the eval's sandbox image holds: every arm's programs are told the same."""
-    drafts: dict[str, Draft] = field(default_factory=dict)
-    """First programs by request (case, repeat and the request itself), shared between the
-    ``program`` and ``loop`` arms."""
-
-
-@asynccontextmanager
-async def _lent(code: CodeRunner) -> AsyncIterator[CodeRunner]:
-    """The eval's sandbox, lent to one run (the run does not close it)."""
-    yield code
-
-
-def _artifacts(run_dir: Path, paths: list[tuple[str, str]]) -> dict[str, bytes]:
-    files = {}
-    for name, rel in paths:
-        target = (run_dir / rel).resolve()
-        if target.is_relative_to(run_dir.resolve()) and target.is_file():
-            files[name] = target.read_bytes()
-    return files
-
-
-async def run_society(scenario: Scenario, run_id: str, ctx: EvalContext) -> Answered:
-    """Run ``scenario`` as `society run` would; its console output goes to
-    ``<run folder>/console.txt``."""
-    from society.run.runner import RunOptions, run_scenario  # the run loads only when used
-
-    runs = ctx.folder / "runs"
-    run_dir = runs / run_id
-    run_dir.mkdir(parents=True, exist_ok=True)
-
-    def lend(_scenario: Scenario, _run_id: str) -> AbstractAsyncContextManager[CodeRunner]:
-        return _lent(ctx.code)
-
-    options = RunOptions(
-        runs_dir=runs,
-        run_id=run_id,
-        model_override=ctx.override,
-        memory_dir=ctx.folder / "memory" / run_id,
-        live=True,
-        sandbox_factory=lend,
-        grace_s=GRACE_S,
-    )
-    if scenario.sandbox.manifest is None and ctx.libraries is not None:
-        sandbox = scenario.sandbox.model_copy(update={"manifest": ctx.libraries})
-        scenario = scenario.model_copy(update={"sandbox": sandbox})
-    wall = scenario.budgets.wall_s
-    limit = ctx.case_timeout_s or ((wall + GRACE_S + SLACK_S) if wall else None)
-    started = time.monotonic()
-    with (run_dir / "console.txt").open("w") as text:
-        console = Console(file=text, width=120, no_color=True, highlight=False)
-        try:
-            async with asyncio.timeout(limit):
-                outcome = await run_scenario(scenario, options, console)
-        except TimeoutError:
-            return _from_folder(run_dir, run_id, "timeout", f"no end after {limit:g}s", started)
-        except Exception as exc:  # the eval goes on; the case says what broke
-            reason = f"{type(exc).__name__}: {exc}"
-            console.print(f"crashed: {reason}")
-            return _from_folder(run_dir, run_id, "crashed", reason, started)
-    s = outcome.state
-    final = outcome.final
-    if final is None:
-        sub = Submission("")
-        status, reason = "no final", outcome.parked or "the run ended without a final message"
-    else:
-        arts = _artifacts(run_dir, [(a.name, a.path) for a in final.artifacts])
-        sub = Submission(final.answer or "", dict(final.outputs), arts)
-        status, reason = final.status, final.reason
-    return Answered(
-        sub,
-        status,
-        reason,
-        calls=s.calls,
-        tokens_in=s.tokens_in,
-        tokens_out=s.tokens_out,
-        cost=s.cost,
-        wall_s=round(time.monotonic() - started, 3),
-        run_id=run_id,
-        folder=run_dir,
-    )
-
-
-def _from_folder(run_dir: Path, run_id: str, status: str, reason: str, started: float) -> Answered:
-    """A run that did not end by itself: what its summary says it spent, if it wrote one."""
-    import json
-
-    spent: dict[str, float] = {}
-    summary = run_dir / "summary.json"
-    if summary.is_file():
-        try:
-            doc = json.loads(summary.read_text())
-            spent = {k: doc.get(k) or 0 for k in ("model_calls", "tokens_in", "tokens_out", "cost")}
-        except (OSError, ValueError):
-            spent = {}
-    return Answered(
-        Submission(""),
-        status,
-        reason,
-        calls=int(spent.get("model_calls", 0)),
-        tokens_in=int(spent.get("tokens_in", 0)),
-        tokens_out=int(spent.get("tokens_out", 0)),
-        cost=float(spent.get("cost", 0.0)),
-        wall_s=round(time.monotonic() - started, 3),
-        run_id=run_id,
-        folder=run_dir,
-    )
+def arm_named(name: str) -> Arm:
+    """The arm called ``name`` (KeyError naming the known ones when there is none)."""
+    arms = {**_builtin(), **_REGISTERED}
+    if name not in arms:
+        msg = f"no arm {name!r} (arms: {', '.join(arms)})"
+        raise KeyError(msg)
+    return arms[name]

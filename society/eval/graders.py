@@ -17,7 +17,7 @@ from pydantic import JsonValue
 
 from roles.execution import CodeRunner
 from sandbox.errors import SandboxError
-from society.eval.suite import Contains, Equals, Grader, Number, PythonCheck, Regex
+from society.eval.suite import Choice, Contains, Equals, Grader, Number, PythonCheck, Regex
 
 __all__ = ["Grade", "Submission", "grade", "grade_all", "numbers_in"]
 
@@ -85,7 +85,7 @@ def _short(text: str, n: int = 120) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _text_grade(grader: Contains | Regex | Number | Equals, sub: Submission) -> Grade:
+def _text_grade(grader: Contains | Regex | Number | Equals | Choice, sub: Submission) -> Grade:
     text, raw = _subject(grader, sub)
     if text is None:
         have = ", ".join(sorted(sub.outputs)) or "none"
@@ -107,6 +107,13 @@ def _text_grade(grader: Contains | Regex | Number | Equals, sub: Submission) -> 
         case Number():
             bound = max(grader.tolerance, abs(grader.value) * grader.relative)
             found = numbers_in(text)
+            if len(found) > grader.max_numbers:
+                return Grade(
+                    "number",
+                    False,
+                    f"the answer states {len(found)} numbers (at most {grader.max_numbers}): "
+                    "a list of numbers is no answer",
+                )
             hit = next((x for x in found if abs(x - grader.value) <= bound), None)
             want = f"{_num(grader.value)} ± {bound:g}"
             if hit is None:
@@ -115,6 +122,8 @@ def _text_grade(grader: Contains | Regex | Number | Equals, sub: Submission) -> 
             return Grade("number", True, f"{_num(hit)} is {want}")
         case Equals():
             return _equals(grader, text, raw)
+        case Choice():
+            return _choice(grader, text)
         case _:
             assert_never(grader)
 
@@ -134,6 +143,21 @@ def _equals(grader: Equals, text: str, raw: JsonValue) -> Grade:
     else:
         ok = raw == want
     return Grade("equals", ok, f"{'equals' if ok else 'is not'} {json.dumps(want)[:80]}")
+
+
+def _choice(grader: Choice, text: str) -> Grade:
+    named = [
+        o
+        for o in grader.options
+        if re.search(rf"(?<!\w){re.escape(o)}(?!\w)", text, re.IGNORECASE) is not None
+    ]
+    want = grader.value.casefold()
+    if want not in {o.casefold() for o in named}:
+        return Grade("choice", False, f"does not name {grader.value!r}")
+    others = [o for o in named if o.casefold() != want]
+    if others:
+        return Grade("choice", False, f"names {', '.join(map(repr, others))} as well")
+    return Grade("choice", True, f"names {grader.value!r} and no other option")
 
 
 CHECK_PRELUDE = """\

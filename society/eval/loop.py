@@ -1,13 +1,13 @@
 """The ``loop`` baseline: one model that checks its own program and tries again — the twenty
-lines of code a society must beat (FINDINGS: 123/164 on HumanEval against 111 for one call).
+lines of code a society must beat (FINDINGS: 128/164 on HumanEval against 115 for one call).
 
-Per case: ask for a program (at the eval's temperature); run it in the sandbox against the
-checks the case itself states, never the grader's hidden ones — for a function case the
-examples in its docstring (`roles.examples`; none usable: answered once), for a
-text case its visible ``checks`` plus: it ran, exited 0 and printed something. On failure,
-up to ``repairs`` calls that show the failure; then up to ``samples`` fresh programs at
-``temperature`` (seeded); keep the first program that passes, else the last. Its first
-request is the ``program`` arm's: an eval with both asks it once (`first_program`).
+Per case: ask for a program (the ``program`` arm's request: an eval with both asks it once,
+`society.eval.calls`); run it in the sandbox against the checks the case itself states,
+never the grader's hidden ones — for a function case the examples in its docstring
+(`roles.examples`; none usable: answered once), for a text case its visible ``checks``
+plus: it ran, exited 0 and printed something. On failure, up to ``repairs`` calls that show
+the failure; then up to ``samples`` fresh programs at ``temperature``, seeded from the
+answer's seed (``--seed``, per repeat); keep the first program that passes, else the last.
 """
 
 from __future__ import annotations
@@ -16,19 +16,19 @@ import dataclasses
 import json
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
 from pydantic import JsonValue
 
 from roles.examples import check_program, examples_in
 from roles.structured import AnswerInvalid, extract_code
-from society.eval.arms import Answered, EvalContext, LoopSettings
-from society.eval.baselines import _call, _documents, _factory, _make, first_program, prompt_of
+from society.eval.baselines import prompt_of, submission_of
+from society.eval.calls import ask, documents_of, model_of
+from society.eval.context import Answered, CaseContext
 from society.eval.graders import Submission, grade_all
-from society.eval.suite import Case, Suite
+from society.eval.suite import Case
 
-__all__ = ["LoopSettings", "run_loop"]
+__all__ = ["loop"]
 
 
 @dataclass
@@ -40,7 +40,7 @@ class _Try:
     failure: str
 
 
-async def _attempt(suite: Suite, case: Case, code: str, ctx: EvalContext) -> _Try:
+async def _attempt(case: Case, code: str, cx: CaseContext) -> _Try:
     """Run ``code`` and its visible checks."""
     if case.answer == "code":
         prompt = str(case.inputs.get("function", ""))
@@ -48,22 +48,15 @@ async def _attempt(suite: Suite, case: Case, code: str, ctx: EvalContext) -> _Tr
         examples = examples_in(prompt, entry) if entry else []
         if not examples:
             return _Try(code, code, {}, True, "")
-        run = await ctx.code.execute(check_program(prompt, code, entry, examples))
+        run = await cx.eval.code.execute(check_program(prompt, code, entry, examples))
         if run.ok:
             return _Try(code, code, {}, True, "")
         lines = [ln for ln in (run.stderr or run.error or "").strip().splitlines() if ln.strip()]
         why = lines[-1] if lines else f"exit code {run.exit_code}"
         return _Try(code, code, {}, False, f"a docstring example failed: {why}")
-    files = {"inputs.json": json.dumps(case.inputs).encode(), **_documents(suite, case)}
-    run = await ctx.code.execute(code, files)
-    answer = run.stdout.strip()
-    outputs: dict[str, JsonValue] = {}
-    if "outputs.json" in run.files:
-        try:
-            loaded = json.loads(run.files["outputs.json"])
-            outputs = loaded if isinstance(loaded, dict) else {}
-        except ValueError:
-            outputs = {}
+    run = await cx.eval.code.execute(code, documents_of(cx.suite, case))
+    got = submission_of(run)
+    answer, outputs = got.answer, dict(got.outputs)
     if not run.ok:
         tail = "\n".join((run.stderr or run.error or "").strip().splitlines()[-8:])
         why = "it timed out" if run.timed_out else f"it exited with code {run.exit_code}"
@@ -72,67 +65,53 @@ async def _attempt(suite: Suite, case: Case, code: str, ctx: EvalContext) -> _Tr
         return _Try(code, answer, outputs, False, "it printed nothing: print the answer")
     if case.checks:
         sub = Submission(answer, outputs)
-        grades = await grade_all(case.checks, sub, case.inputs, ctx.code)
+        grades = await grade_all(case.checks, sub, case.inputs, cx.eval.code)
         failed = [g.detail for g in grades if not g.passed]
         if failed:
             return _Try(code, answer, outputs, False, "a check failed: " + "; ".join(failed))
     return _Try(code, answer, outputs, True, "")
 
 
-async def run_loop(
-    suite: Suite,
-    case: Case,
-    folder: Path,
-    ctx: EvalContext,
-    settings: LoopSettings,
-    repeat: int = 0,
-) -> Answered:
+async def loop(case: Case, cx: CaseContext) -> Answered:
     """Answer ``case`` with the loop; the answer is the kept program's (or its code)."""
-    _make(folder)
-    factory, model = _factory(suite, case, ctx)
+    folder = cx.folder(case.id)
+    settings = cx.eval.loop
     started = time.monotonic()
-    access = factory.build(model, "loop")
+    access = model_of(case, cx)
     log = folder / "calls.jsonl"
     calls = tin = tout = 0
-    cost = 0.0
+    cost = reused = 0.0
     last: _Try | None = None
-    base = prompt_of(suite, case, "program", ctx.libraries)
+    base = prompt_of(cx.suite, case, "program", cx.eval.libraries)
 
-    async def ask(messages: list[LLMMessage], sample: int | None) -> str:
-        nonlocal calls, tin, tout, cost
+    async def asked(messages: list[LLMMessage], sample: int | None) -> str:
+        nonlocal calls, tin, tout, cost, reused
         use = access
         if sample is not None:  # a fresh sample: the loop's temperature, its own seed
             extra = {**access.extra, "temperature": settings.temperature}
-            extra["seed"] = settings.seed + sample
+            extra["seed"] = cx.seed + sample
             use = dataclasses.replace(access, extra=extra)
-        text, i, o, c = await _call(use, messages, log)
-        calls, tin, tout, cost = calls + 1, tin + i, tout + o, cost + c
-        return text
+        reply = await ask(use, messages, case, cx, log)
+        calls, tin, tout, cost = (
+            calls + 1,
+            tin + reply.tokens_in,
+            tout + reply.tokens_out,
+            cost + reply.cost,
+        )
+        if reply.arm != cx.arm:
+            reused += reply.wall_s
+        return reply.text
 
     async def judged(text: str) -> _Try:
         try:
             code = extract_code(text)
         except AnswerInvalid as exc:
             return _Try("", "", {}, False, str(exc))
-        return await _attempt(suite, case, code, ctx)
-
-    reused = 0.0
-
-    async def first() -> str:  # the program arm's first draft, when it already asked
-        nonlocal calls, tin, tout, cost, reused
-        draft = await first_program(case, repeat, "loop", access, base, log, ctx)
-        calls, tin, tout, cost = (
-            calls + 1,
-            tin + draft.tokens_in,
-            tout + draft.tokens_out,
-            cost + draft.cost,
-        )
-        reused = draft.wall_s if draft.arm != "loop" else 0.0
-        return draft.text
+        return await _attempt(case, code, cx)
 
     stages = ["first"]
     try:
-        last = await judged(await first())
+        last = await judged(await asked(base, None))
         for _ in range(settings.repairs):
             if last.passed:
                 break
@@ -146,12 +125,12 @@ async def run_loop(
                     source="user",
                 ),
             ]
-            last = await judged(await ask(shown, None))
+            last = await judged(await asked(shown, None))
         for sample in range(settings.samples):
             if last.passed:
                 break
             stages.append("sample")
-            last = await judged(await ask(base, sample))
+            last = await judged(await asked(base, sample))
     except Exception as exc:  # the model failed (after its retries)
         reason = f"the model call failed: {type(exc).__name__}: {exc}"
         sub = Submission(last.answer, dict(last.outputs)) if last else Submission("")

@@ -8,7 +8,7 @@ from rich.table import Table
 
 from society.eval.results import EvalResults, Record, Totals
 
-__all__ = ["render_compare", "render_results", "render_totals"]
+__all__ = ["comparable", "render_compare", "render_kinds", "render_results", "render_totals"]
 
 
 def _opt(value: float | None, fmt: str) -> str:
@@ -17,7 +17,8 @@ def _opt(value: float | None, fmt: str) -> str:
 
 def render_results(console: Console, results: EvalResults) -> None:
     """The per-answer table, then the totals."""
-    table = Table(title=f"eval {results.suite} on {results.model}", title_justify="left")
+    half = f" ({results.split})" if results.split else ""
+    table = Table(title=f"eval {results.suite}{half} on {results.model}", title_justify="left")
     for col in ("case", "arm", "passed", "ended", "calls", "tokens", "wall s", "cost"):
         table.add_column(col, justify="right" if col in ("calls", "tokens", "wall s") else "left")
     for r in results.records:
@@ -35,7 +36,31 @@ def render_results(console: Console, results: EvalResults) -> None:
     console.print(table)
     if any(r.false_success for r in results.records):
         console.print("(false): ended 'succeeded' but failed its graders (a false success)")
+    render_kinds(console, results)
     render_totals(console, results.totals())
+
+
+def render_kinds(console: Console, results: EvalResults) -> None:
+    """Passed per kind of case, a column per arm (nothing when no case has a kind)."""
+    kinds = results.kinds()
+    if not kinds:
+        return
+    table = Table(title="per kind: passed (false successes)", title_justify="left")
+    table.add_column("kind")
+    for arm in results.arms:
+        table.add_column(arm, justify="right")
+    for kind in [*kinds, None]:
+        cells = [
+            f"{t.passed}/{t.cases}" + (f" ({t.false_successes})" if t.false_successes else "")
+            for t in results.totals(kind)
+        ]
+        table.add_row(kind or "[bold]all[/]", *cells)
+    console.print(table)
+
+
+def _interval(t: Totals) -> str:
+    bounds = t.interval
+    return "—" if bounds is None else f"{100 * bounds[0]:.0f}–{100 * bounds[1]:.0f}%"
 
 
 def render_totals(console: Console, totals: list[Totals]) -> None:
@@ -48,6 +73,8 @@ def render_totals(console: Console, totals: list[Totals]) -> None:
     rows: list[tuple[str, list[str]]] = [
         ("passed", [f"{t.passed}/{t.cases}" for t in totals]),
         ("pass rate", [f"{100 * t.pass_rate:.0f}%" for t in totals]),
+        ("spread (sd of repeats)", [_opt(t.spread and 100 * t.spread, ".1f") for t in totals]),
+        ("95% interval", [_interval(t) for t in totals]),
         ("false successes", [str(t.false_successes) for t in totals]),
         ("model calls", [str(t.calls) for t in totals]),
         ("tokens", [f"{t.tokens:,}" for t in totals]),
@@ -60,6 +87,16 @@ def render_totals(console: Console, totals: list[Totals]) -> None:
     for name, cells in rows:
         table.add_row(name, *cells)
     console.print(table)
+
+
+def comparable(a: EvalResults, b: EvalResults) -> str | None:
+    """Why two evals cannot be compared answer by answer (None when they can): another
+    suite, or another half of it."""
+    if a.suite != b.suite:
+        return f"the evals ran different suites ({a.suite!r} and {b.suite!r})"
+    if a.split != b.split:
+        return f"the evals ran different splits ({a.split or 'all'} and {b.split or 'all'})"
+    return None
 
 
 def _key(r: Record) -> tuple[str, str, int]:

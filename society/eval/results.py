@@ -5,16 +5,18 @@ keeps what it measured."""
 from __future__ import annotations
 
 import json
+import math
 import os
+import statistics
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["ARMS", "Arm", "EvalResults", "GradeRecord", "Record", "Totals", "load_results"]
+__all__ = ["EvalResults", "GradeRecord", "Record", "Totals", "load_results"]
 
-Arm = Literal["society", "direct", "program", "loop"]
-ARMS: tuple[Arm, ...] = ("society", "direct", "program", "loop")
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+"""Student's t, two-sided 95 %, for 1 to 10 degrees of freedom (1.96 beyond)."""
 
 Status = str
 """How an arm ended: the run's final status (succeeded, failed, aborted,
@@ -36,7 +38,8 @@ class Record(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     case: str
-    arm: Arm
+    kind: str | None = None
+    arm: str
     repeat: int = 0
     passed: bool
     status: Status
@@ -67,7 +70,7 @@ class Record(BaseModel):
 class Totals(BaseModel):
     """One arm over every case and repeat."""
 
-    arm: Arm
+    arm: str
     cases: int
     passed: int
     false_successes: int
@@ -75,11 +78,35 @@ class Totals(BaseModel):
     tokens: int
     wall_s: float
     cost: float
+    rates: list[float] = []
+    """The pass rate of each repeat (over its cases)."""
 
     @property
     def pass_rate(self) -> float:
         """Passed / cases (0 when there were none)."""
         return self.passed / self.cases if self.cases else 0.0
+
+    @property
+    def spread(self) -> float | None:
+        """The standard deviation of the repeats' pass rates (None with one repeat)."""
+        return statistics.stdev(self.rates) if len(self.rates) >= 2 else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """A 95 % interval of the pass rate: Student's t over the repeats when there are
+        several, else Wilson's score interval over the cases of the one run."""
+        n = len(self.rates)
+        if n >= 2:
+            mean = statistics.fmean(self.rates)
+            t = _T975[n - 2] if n - 2 < len(_T975) else 1.96
+            half = t * statistics.stdev(self.rates) / math.sqrt(n)
+            return max(0.0, mean - half), min(1.0, mean + half)
+        if not self.cases:
+            return None
+        z, k, p = 1.96, self.cases, self.pass_rate
+        centre = (p + z * z / (2 * k)) / (1 + z * z / k)
+        half = z * math.sqrt(p * (1 - p) / k + z * z / (4 * k * k)) / (1 + z * z / k)
+        return max(0.0, centre - half), min(1.0, centre + half)
 
     @property
     def tokens_per_solved(self) -> float | None:
@@ -106,9 +133,13 @@ class EvalResults(BaseModel):
     suite_path: str = ""
     model: str
     base_url: str | None = None
-    arms: list[Arm]
+    arms: list[str]
     repeat: int = 1
     only: list[str] = []
+    split: Literal["train", "val"] | None = None
+    """The half of a split suite that was run (None: every case)."""
+    seed: int = 0
+    """The sampled arms' first seed (repeat ``r`` draws from ``seed + 100 * r``)."""
     memory: Literal["per-case"] = "per-case"
     """Each case's society starts with empty long-term memory (results do not depend on
     the order of cases)."""
@@ -119,11 +150,16 @@ class EvalResults(BaseModel):
     settings: dict[str, str | int | float | bool | None] = {}
     records: list[Record] = Field(default_factory=list)
 
-    def totals(self) -> list[Totals]:
-        """Per arm, in the order the arms were run."""
+    def totals(self, kind: str | None = None) -> list[Totals]:
+        """Per arm, in the order the arms were run (of one kind of case when given)."""
         out = []
         for arm in self.arms:
-            mine = [r for r in self.records if r.arm == arm]
+            mine = [r for r in self.records if r.arm == arm and kind in (None, r.kind)]
+            repeats = sorted({r.repeat for r in mine})
+            rates = []
+            for rep in repeats:
+                these = [r for r in mine if r.repeat == rep]
+                rates.append(sum(r.passed for r in these) / len(these))
             out.append(
                 Totals(
                     arm=arm,
@@ -134,9 +170,14 @@ class EvalResults(BaseModel):
                     tokens=sum(r.tokens for r in mine),
                     wall_s=round(sum(r.wall_s for r in mine), 3),
                     cost=sum(r.cost for r in mine),
+                    rates=rates,
                 )
             )
         return out
+
+    def kinds(self) -> list[str]:
+        """The kinds of the cases answered, in first-seen order."""
+        return list(dict.fromkeys(r.kind for r in self.records if r.kind))
 
     def save(self, path: Path) -> None:
         """Write the results (with totals) atomically."""
@@ -148,6 +189,8 @@ class EvalResults(BaseModel):
                 "tokens_per_solved": t.tokens_per_solved,
                 "wall_per_solved": t.wall_per_solved,
                 "calls_per_solved": t.calls_per_solved,
+                "spread": t.spread,
+                "interval95": t.interval,
             }
             for t in self.totals()
         ]

@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, assert_never
 
 from rich.console import Console
 from rich.markup import escape
@@ -23,12 +22,12 @@ from rich.markup import escape
 from sandbox import Sandbox
 from sandbox.manifest import read_manifest
 from society.errors import RunError
-from society.eval.arms import Answered, EvalContext, LoopSettings, run_society
-from society.eval.baselines import run_baseline
+from society.eval.arms import arm_named
+from society.eval.calls import CallCache
+from society.eval.context import Answered, CaseContext, EvalContext, LoopSettings
 from society.eval.graders import Submission, grade_all
-from society.eval.loop import run_loop
-from society.eval.results import Arm, EvalResults, GradeRecord, Record
-from society.eval.suite import Case, Suite
+from society.eval.results import EvalResults, GradeRecord, Record
+from society.eval.suite import Case, Split, Suite
 from society.models.factory import ModelFactory
 from society.models.preflight import preflight
 from society.models.spec import ModelSpec
@@ -40,9 +39,13 @@ __all__ = ["EvalSettings", "run_eval", "select_cases"]
 class EvalSettings:
     """How to run an eval."""
 
-    arms: list[Arm] = field(default_factory=lambda: ["society", "program"])
+    arms: list[str] = field(default_factory=lambda: ["society", "program"])
     repeat: int = 1
     only: list[str] = field(default_factory=list)
+    split: Split | None = None
+    """Only this half of a split suite."""
+    seed: int = 0
+    """Sampled arms draw repeat ``r`` from ``seed + 100 * r`` on."""
     runs_dir: Path = Path("runs")
     out: Path | None = None
     override: ModelSpec | None = None
@@ -55,17 +58,28 @@ class EvalSettings:
     settings: dict[str, str | int | float | bool | None] = field(default_factory=dict)
 
 
-def select_cases(suite: Suite, only: list[str]) -> list[Case]:
-    """The cases named in ``only`` (all when empty); an unknown name is a `RunError`."""
+def select_cases(suite: Suite, only: list[str], split: Split | None = None) -> list[Case]:
+    """The cases named in ``only`` (all when empty), of ``split`` when given; an unknown
+    name, or a split of a suite that has none, is a `RunError`."""
+    cases = list(suite.cases)
+    if split is not None:
+        if not any(c.split for c in cases):
+            msg = f"suite {suite.name!r} is not split into train and val (no case has a split)"
+            raise RunError(msg)
+        cases = [c for c in cases if c.split == split]
     if not only:
-        return list(suite.cases)
+        return cases
     known = {c.id for c in suite.cases}
     unknown = [c for c in only if c not in known]
     if unknown:
         listed = ", ".join(sorted(known)[:30])
         msg = f"no case {', '.join(map(repr, unknown))} in suite {suite.name!r} (cases: {listed})"
         raise RunError(msg)
-    return [c for c in suite.cases if c.id in set(only)]
+    outside = [c for c in only if c not in {x.id for x in cases}]
+    if outside:
+        msg = f"case(s) {', '.join(map(repr, outside))} are not in the {split} split"
+        raise RunError(msg)
+    return [c for c in cases if c.id in set(only)]
 
 
 def _commit() -> str:
@@ -98,11 +112,12 @@ async def _check_models(suite: Suite, settings: EvalSettings) -> None:
 
 
 def _record(
-    case: Case, arm: Arm, repeat: int, answered: Answered, grades: list[GradeRecord]
+    case: Case, arm: str, repeat: int, answered: Answered, grades: list[GradeRecord]
 ) -> Record:
     answer = answered.submission.answer
     return Record(
         case=case.id,
+        kind=case.kind,
         arm=arm,
         repeat=repeat,
         passed=bool(grades) and all(g.passed for g in grades),
@@ -138,7 +153,9 @@ async def run_eval(
     on_record: Callable[[Record], None] | None = None,
 ) -> tuple[EvalResults, Path]:
     """Run the eval; returns its results and where they were written."""
-    cases = select_cases(suite, settings.only)
+    for arm in settings.arms:
+        arm_named(arm)  # an unknown arm stops the eval before anything starts
+    cases = select_cases(suite, settings.only, settings.split)
     await _check_models(suite, settings)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     folder = (settings.runs_dir / f"eval-{suite.name}-{stamp}-{secrets.token_hex(2)}").resolve()
@@ -152,6 +169,8 @@ async def run_eval(
         arms=settings.arms,
         repeat=settings.repeat,
         only=settings.only,
+        split=settings.split,
+        seed=settings.seed,
         commit=_commit(),
         started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         folder=str(folder),
@@ -160,7 +179,8 @@ async def run_eval(
     results.save(out)
     total = len(cases) * settings.repeat * len(settings.arms)
     console.print(
-        f"[bold]eval {escape(suite.name)}[/]: {len(cases)} cases × {settings.repeat} × "
+        f"[bold]eval {escape(suite.name)}{f' ({settings.split})' if settings.split else ''}[/]: "
+        f"{len(cases)} cases × {settings.repeat} × "
         f"{', '.join(settings.arms)} on {escape(settings.model_label)} — {total} answers; "
         f"files in {folder}",
         highlight=False,
@@ -175,7 +195,14 @@ async def run_eval(
             read_manifest, settings_sb.image, settings_sb.docker_host
         )
         ctx = EvalContext(
-            folder, sb, settings.override, settings.case_timeout_s, settings.loop, libraries
+            folder,
+            sb,
+            settings.override,
+            settings.case_timeout_s,
+            settings.loop,
+            libraries,
+            CallCache(),
+            settings.seed,
         )
         for repeat in range(settings.repeat):
             for case in cases:
@@ -187,7 +214,8 @@ async def run_eval(
                         + " …",
                         highlight=False,
                     )
-                    answered = await _answered(suite, case, arm, repeat, ctx)
+                    cx = CaseContext(ctx, suite, repeat, arm)
+                    answered = await _answered(case, cx)
                     grades = await grade_all(case.graders, answered.submission, case.inputs, sb)
                     record = _record(
                         case, arm, repeat, answered, [GradeRecord(**g.__dict__) for g in grades]
@@ -202,28 +230,12 @@ async def run_eval(
     return results, out
 
 
-async def _answered(suite: Suite, case: Case, arm: Arm, repeat: int, ctx: EvalContext) -> Answered:
+async def _answered(case: Case, cx: CaseContext) -> Answered:
     """The arm's answer; whatever breaks is this case's answer (``crashed``), not the eval's."""
     started = time.monotonic()
     try:
-        return await _answer(suite, case, arm, repeat, ctx)
+        return await arm_named(cx.arm)(case, cx)
     except Exception as exc:
         reason = f"{type(exc).__name__}: {exc}"
         wall = round(time.monotonic() - started, 3)
         return Answered(Submission(""), "crashed", reason, wall_s=wall)
-
-
-async def _answer(suite: Suite, case: Case, arm: Arm, repeat: int, ctx: EvalContext) -> Answered:
-    baseline: Literal["direct", "program"]
-    match arm:
-        case "society":
-            return await run_society(suite.scenario_of(case), f"{case.id}-r{repeat}", ctx)
-        case "direct" | "program":
-            baseline = arm
-            folder = ctx.folder / "baselines" / f"{case.id}-{arm}-r{repeat}"
-            return await run_baseline(suite, case, baseline, folder, ctx, repeat)
-        case "loop":
-            folder = ctx.folder / "baselines" / f"{case.id}-loop-r{repeat}"
-            return await run_loop(suite, case, folder, ctx, ctx.loop, repeat)
-        case _:
-            assert_never(arm)

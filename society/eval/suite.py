@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError, model_validator
 
 from bus.deliverable import Deliverable
 from bus.delivery import DeliverySettings
@@ -24,7 +24,10 @@ from society.scenario import RolesSpec, Scenario
 from society.yaml_source import YamlLimitError, load_yaml
 
 __all__ = [
+    "KINDS",
+    "AnswerKey",
     "Case",
+    "Choice",
     "Contains",
     "Defaults",
     "Equals",
@@ -32,9 +35,30 @@ __all__ = [
     "Number",
     "PythonCheck",
     "Regex",
+    "Split",
+    "SplitSpec",
     "Suite",
     "load_suite",
 ]
+
+Split = Literal["train", "val"]
+"""Which half of a split suite a case is in: changes are made looking at ``train``; ``val``
+is run once a change is done, and reported."""
+
+KINDS = (
+    "dates",
+    "number-theory",
+    "statistics",
+    "finance",
+    "text",
+    "units-physics",
+    "tables",
+    "policies",
+    "combinatorics",
+    "word-problems",
+    "code",
+)
+"""The kinds of goal a case may be tagged with (results are tabled per kind)."""
 
 
 class _Strict(BaseModel):
@@ -64,7 +88,8 @@ class Regex(_GraderBase):
 
 
 class Number(_GraderBase):
-    """The answer states a number within a tolerance of ``value``."""
+    """The answer states a number within a tolerance of ``value``, and not many more: an
+    answer that lists numbers until one fits is no answer."""
 
     kind: Literal["number"] = "number"
     value: float
@@ -72,6 +97,24 @@ class Number(_GraderBase):
     """Largest absolute difference accepted."""
     relative: float = Field(default=0.0, ge=0)
     """Largest difference accepted as a fraction of ``value`` (the larger bound wins)."""
+    max_numbers: int = Field(default=12, ge=1)
+    """The grader fails an answer stating more numbers than this (a date counts three)."""
+
+
+class Choice(_GraderBase):
+    """The answer names ``value`` (a whole word, any case) and none of the other
+    ``options``: a weekday, a region, yes or no — listing every option is no answer."""
+
+    kind: Literal["choice"] = "choice"
+    value: str = Field(min_length=1)
+    options: list[str] = Field(min_length=2)
+
+    @model_validator(mode="after")
+    def _value_is_an_option(self) -> Choice:
+        if self.value.casefold() not in {o.casefold() for o in self.options}:
+            msg = f"value {self.value!r} is not one of the options"
+            raise ValueError(msg)
+        return self
 
 
 class Equals(_GraderBase):
@@ -93,7 +136,28 @@ class PythonCheck(_Strict):
     timeout_s: float = Field(default=30.0, gt=0, le=600)
 
 
-Grader = Annotated[Contains | Regex | Number | Equals | PythonCheck, Field(discriminator="kind")]
+Grader = Annotated[
+    Contains | Regex | Number | Equals | Choice | PythonCheck, Field(discriminator="kind")
+]
+
+
+class AnswerKey(_Strict):
+    """How a case's expected answer is known and its graders are shown to discriminate
+    (`society.eval.answer_key` checks both): never shown to an arm."""
+
+    solution: str = Field(min_length=1)
+    """A standard-library program that computes the right answer and prints it (``inputs``
+    is defined; the documents are files in its folder): its output must pass the graders."""
+    wrong: list[str] = Field(min_length=1)
+    """Plausible wrong answers (an off-by-one, a rule forgotten): each must fail a grader."""
+
+
+class SplitSpec(_Strict):
+    """How a suite's cases are split: per kind, the cases not pinned by their own ``split``
+    are shuffled with ``seed`` and the first ``val`` share (of the whole kind) go to val."""
+
+    seed: int
+    val: float = Field(default=0.4, gt=0, lt=1)
 
 
 class Case(_Strict):
@@ -122,6 +186,14 @@ class Case(_Strict):
     """Scripted model answers by role (offline tests); ``direct`` and ``program`` script
     the baselines."""
     tags: list[str] = []
+    kind: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9-]*$")
+    """The kind of goal (one of `KINDS`): the split and the tables go by it."""
+    split: Split | None = None
+    """``train`` or ``val``; pinned here, or drawn from the suite's ``split`` at load."""
+    source: str = ""
+    """Where the case was drawn from (a public data set's file and line)."""
+    key: AnswerKey | None = None
+    """The answer key (solution program and wrong answers); never shown to an arm."""
 
 
 class Defaults(_Strict):
@@ -141,6 +213,8 @@ class Suite(_Strict):
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_-]+$")
     description: str = ""
     defaults: Defaults = Defaults()
+    split: SplitSpec | None = None
+    """Draw a train/val split (cases without a ``split`` of their own)."""
     cases: list[Case] = Field(min_length=1)
     base_dir: Path = Field(default=Path("."), exclude=True)
     """Folder of the suite file (documents resolve from it); not a YAML key."""
@@ -151,6 +225,10 @@ class Suite(_Strict):
             if case.id == case_id:
                 return case
         raise KeyError(case_id)
+
+    def kinds(self) -> list[str]:
+        """The kinds its cases are tagged with, in first-seen order."""
+        return list(dict.fromkeys(c.kind for c in self.cases if c.kind))
 
     def scenario_of(self, case: Case) -> Scenario:
         """The scenario that runs ``case``: the defaults, the goal, its documents as the
@@ -218,7 +296,9 @@ def load_suite(path: Path | str) -> Suite:
     issues = _cross_check(suite, path, source.line_of)
     if issues:
         raise ScenarioError(issues)
-    return suite
+    from society.eval.split import with_split  # split.py builds on this module's types
+
+    return with_split(suite)
 
 
 def _cross_check(suite: Suite, path: Path, line_of: Any) -> list[ScenarioIssue]:
@@ -235,6 +315,10 @@ def _cross_check(suite: Suite, path: Path, line_of: Any) -> list[ScenarioIssue]:
         if case.id in seen:
             add(("cases", i, "id"), f"duplicate id {case.id!r}")
         seen.add(case.id)
+        if case.kind is not None and case.kind not in KINDS:
+            add(("cases", i, "kind"), f"unknown kind {case.kind!r} (kinds: {', '.join(KINDS)})")
+        if suite.split is not None and case.kind is None:
+            add(("cases", i), "the suite is split by kind: give this case a kind")
         for j, doc in enumerate(case.documents):
             if not (suite.base_dir / doc).is_file():
                 add(("cases", i, "documents", j), f"{doc!r} not found beside the suite")

@@ -1,0 +1,91 @@
+"""What an arm is given and what it gives back: the eval's shared context, the context of
+one answer (case, repeat, seed, folder), and the answer record (`Answered`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pydantic import JsonValue
+
+from roles.execution import CodeRunner
+from sandbox.manifest import Manifest
+from society.eval.graders import Submission
+from society.models.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from society.eval.calls import CallCache
+    from society.eval.suite import Suite
+
+__all__ = ["Answered", "CaseContext", "EvalContext", "LoopSettings"]
+
+
+@dataclass
+class Answered:
+    """What an arm did for a case: its submission and what it cost."""
+
+    submission: Submission
+    status: str
+    reason: str = ""
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+    cost: float = 0.0
+    wall_s: float = 0.0
+    run_id: str | None = None
+    folder: Path | None = None
+    extra: dict[str, JsonValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    """The ``loop`` baseline's limits (defaults: the FINDINGS measurement): repair calls
+    after a failed check, then fresh samples at ``temperature``."""
+
+    repairs: int = 2
+    samples: int = 3
+    temperature: float = 0.8
+
+
+@dataclass
+class EvalContext:
+    """What every arm of one eval shares."""
+
+    folder: Path
+    """The eval's folder: run folders, baseline folders, results."""
+    code: CodeRunner
+    """The eval's sandbox: the society's coder, the program baselines and the checks."""
+    override: ModelSpec | None = None
+    """``--model``: every role and baseline calls this model."""
+    case_timeout_s: float | None = None
+    """At most this long for one run (default: its wall budget plus slack)."""
+    loop: LoopSettings = field(default_factory=LoopSettings)
+    """The ``loop`` baseline's limits."""
+    libraries: Manifest | None = None
+    """What the eval's sandbox image holds: every arm's programs are told the same."""
+    calls: CallCache | None = None
+    """Model answers by request, shared by every arm of the eval (`society.eval.calls`)."""
+    seed: int = 0
+    """``--seed``: repeat ``r`` of a sampled arm draws from ``seed + 100 * r`` on."""
+
+
+@dataclass(frozen=True)
+class CaseContext:
+    """One answer to give: the eval's context, the suite, the repeat, the arm's name."""
+
+    eval: EvalContext
+    suite: Suite
+    repeat: int = 0
+    arm: str = ""
+
+    @property
+    def seed(self) -> int:
+        """The first seed this answer's samples use."""
+        return self.eval.seed + 100 * self.repeat
+
+    def folder(self, case_id: str) -> Path:
+        """Where a baseline keeps this answer's files (made on first use)."""
+        folder = self.eval.folder / "baselines" / f"{case_id}-{self.arm}-r{self.repeat}"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder

@@ -1,0 +1,44 @@
+"""A suite's train/val split, drawn once with a fixed seed and the same on every machine.
+
+Per kind, the cases a suite file does not pin (``split: train``) are ordered by id,
+shuffled with ``random.Random(f"{seed}:{kind}")``, and the first go to ``val`` until the
+kind's ``val`` share (of all its cases, pinned ones counted) is reached; every kind with two
+cases or more has at least one in each half. Adding a case to one kind redraws that kind
+only; a case someone has looked at is pinned to ``train`` so that no redraw moves it to val.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from society.eval.suite import Case, Split, SplitSpec, Suite
+
+__all__ = ["draw_split", "with_split"]
+
+
+def draw_split(cases: Sequence[Case], spec: SplitSpec) -> dict[str, Split]:
+    """Each case's half (by id)."""
+    halves: dict[str, Split] = {}
+    kinds = dict.fromkeys(c.kind or "" for c in cases)
+    for kind in kinds:
+        group = [c for c in cases if (c.kind or "") == kind]
+        want = round(len(group) * spec.val)
+        if len(group) >= 2:
+            want = min(max(want, 1), len(group) - 1)
+        pinned_val = sum(c.split == "val" for c in group)
+        free = sorted(c.id for c in group if c.split is None)
+        random.Random(f"{spec.seed}:{kind}").shuffle(free)
+        val = set(free[: max(0, want - pinned_val)])
+        for c in group:
+            halves[c.id] = c.split or ("val" if c.id in val else "train")
+    return halves
+
+
+def with_split(suite: Suite) -> Suite:
+    """``suite`` with every case's ``split`` filled in (unchanged when it has no spec)."""
+    if suite.split is None:
+        return suite
+    halves = draw_split(suite.cases, suite.split)
+    cases = [c.model_copy(update={"split": halves[c.id]}) for c in suite.cases]
+    return suite.model_copy(update={"cases": cases})
