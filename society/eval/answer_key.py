@@ -71,8 +71,12 @@ def shotgun(case: Case, right: str) -> str:
     """An answer that merely lists many numbers: 0 to 120, and every number of the right
     answer and of the graders among them."""
     wanted = [g.value for g in case.graders if isinstance(g, Number)] + numbers_in(right)
-    listed = [str(i) for i in range(121)] + [f"{x:g}" for x in wanted]
+    listed = [str(i) for i in range(121)] + [_written(x) for x in wanted]
     return "The answer is one of: " + ", ".join(listed)
+
+
+def _written(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(float(x))
 
 
 async def check_key(suite: Suite, case: Case, code: CodeRunner | None) -> KeyCheck:

@@ -49,8 +49,8 @@ DIRECT_SYSTEM = (
 )
 PROGRAM_SYSTEM = (
     "You write one complete Python 3 program that computes the answer to the user's task and "
-    "prints it. The program must run as it is: no input(), no command-line arguments, no "
-    "files except those the task gives. Compute every value; do not work anything out by hand. "
+    "prints it. The program must run as it is: no input() and no command-line arguments. "
+    "Compute every value; do not work anything out by hand. "
     "Print only the answer, with every value the task asks for (a short sentence or "
     "'name: value' lines). Reply with the program in one ```python block."
 )
@@ -59,7 +59,7 @@ CODE_SYSTEM = (
     "the complete function (its signature, docstring optional, and body) and any imports it "
     "needs, in one ```python block."
 )
-_ANSWER = re.compile(r"(?im)^[\s*#>_-]*(?:final\s+)?answer\s*[:：]\**\s*")
+_ANSWER = re.compile(r"(?i)\banswer\s*(?:is\s*)?\**\s*[:：]\**\s*")
 
 
 def _assignment(name: str, value: JsonValue) -> str:

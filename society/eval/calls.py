@@ -4,7 +4,8 @@ each written to the answer's ``calls.jsonl``, and answered once per request in a
 `CallCache` is the eval's memory of answers by request (the case, the repeat and the
 request itself: model, messages, create args with temperature and seed): two arms that
 send the same request — the ``program`` arm and the ``loop`` arm's first program — are
-asked once; the second records the call with ``reused_from`` and counts it as its own.
+asked once; the second records the call with ``reused_from`` and counts it as its own. An
+arm that sends one request twice is answered twice (a loop asks again on purpose).
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ async def ask(
         [case.id, cx.repeat, cx.arm if scripted_here else "", request], sort_keys=True, default=str
     )
     cache = cx.eval.calls
-    if cache is not None and key in cache.replies:
+    if cache is not None and key in cache.replies and cache.replies[key].arm != cx.arm:
         reply = cache.replies[key]
         _log(log, request, reply, reused_from=reply.arm)
         return reply

@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from society.eval.suite import Case, Split, SplitSpec, Suite
+from society.eval.suite import Case, Split, SplitSpec
 
-__all__ = ["draw_split", "with_split"]
+__all__ = ["draw_split"]
 
 
 def draw_split(cases: Sequence[Case], spec: SplitSpec) -> dict[str, Split]:
@@ -33,12 +33,3 @@ def draw_split(cases: Sequence[Case], spec: SplitSpec) -> dict[str, Split]:
         for c in group:
             halves[c.id] = c.split or ("val" if c.id in val else "train")
     return halves
-
-
-def with_split(suite: Suite) -> Suite:
-    """``suite`` with every case's ``split`` filled in (unchanged when it has no spec)."""
-    if suite.split is None:
-        return suite
-    halves = draw_split(suite.cases, suite.split)
-    cases = [c.model_copy(update={"split": halves[c.id]}) for c in suite.cases]
-    return suite.model_copy(update={"cases": cases})

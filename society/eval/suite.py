@@ -219,6 +219,16 @@ class Suite(_Strict):
     base_dir: Path = Field(default=Path("."), exclude=True)
     """Folder of the suite file (documents resolve from it); not a YAML key."""
 
+    @model_validator(mode="after")
+    def _drawn(self) -> Suite:
+        """Every case's half filled in from ``split`` (where the case pins none)."""
+        if self.split is not None and any(c.split is None for c in self.cases):
+            from society.eval.split import draw_split  # split.py builds on this module
+
+            halves = draw_split(self.cases, self.split)
+            self.cases = [c.model_copy(update={"split": halves[c.id]}) for c in self.cases]
+        return self
+
     def case(self, case_id: str) -> Case:
         """The case named ``case_id`` (KeyError when there is none)."""
         for case in self.cases:
@@ -296,9 +306,7 @@ def load_suite(path: Path | str) -> Suite:
     issues = _cross_check(suite, path, source.line_of)
     if issues:
         raise ScenarioError(issues)
-    from society.eval.split import with_split  # split.py builds on this module's types
-
-    return with_split(suite)
+    return suite
 
 
 def _cross_check(suite: Suite, path: Path, line_of: Any) -> list[ScenarioIssue]:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from society.eval.arms import LoopSettings
+from society.eval.context import LoopSettings
 from society.eval.humaneval import humaneval_suite, problems
 from society.eval.runner import EvalSettings, run_eval
 from society.eval.suite import Defaults, Suite
@@ -35,8 +35,10 @@ def scripted(indexes: list[int], answers: dict[int, list[str]]) -> Suite:
     return suite.model_copy(update={"cases": cases})
 
 
-async def run(suite: Suite, tmp_path: Path, loop: LoopSettings) -> list[dict[str, object]]:
-    settings = EvalSettings(arms=["loop"], runs_dir=tmp_path / "runs", loop=loop)
+async def run(
+    suite: Suite, tmp_path: Path, loop: LoopSettings, seed: int = 0
+) -> list[dict[str, object]]:
+    settings = EvalSettings(arms=["loop"], runs_dir=tmp_path / "runs", loop=loop, seed=seed)
     console = Console(file=(tmp_path / "progress.txt").open("w"), width=120)
     _, where = await run_eval(suite, settings, console)
     return json.loads(where.read_text())["records"]  # type: ignore[no-any-return]
@@ -76,8 +78,8 @@ async def test_limits_hold_and_a_case_without_usable_checks_is_answered_once(
         [0, no_examples],
         {0: [WRONG] * 5, no_examples: ["```python\ndef decode_cyclic(s):\n    return s\n```"]},
     )
-    loop = LoopSettings(repairs=1, samples=1, temperature=0.5, seed=7)
-    first, second = await run(suite, tmp_path, loop)
+    loop = LoopSettings(repairs=1, samples=1, temperature=0.5)
+    first, second = await run(suite, tmp_path, loop, seed=7)
     assert first["calls"] == 3 and not first["passed"] and first["status"] == "failed"
     assert "docstring example failed" in str(first["reason"])
     assert second["calls"] == 1 and second["status"] == "succeeded"

@@ -1,0 +1,153 @@
+"""The eval's arms in one shape and the instrument around them: baselines asked the way a
+user would ask (no file the case does not have; every given value named), a new arm
+registered in a test is run and graded without touching the runner, repeats report their
+spread, a split suite runs one half, and evals of different halves are not compared."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from society.errors import RunError
+from society.eval.arms import arm_names, register
+from society.eval.baselines import final_answer, prompt_of
+from society.eval.context import Answered, CaseContext
+from society.eval.graders import Submission
+from society.eval.report import render_results
+from society.eval.results import EvalResults, load_results
+from society.eval.runner import EvalSettings, run_eval, select_cases
+from society.eval.suite import Case, Suite, load_suite
+
+ROOT = Path(__file__).resolve().parents[3]
+DEV = load_suite(ROOT / "evals" / "dev.yaml")
+SOCIETY = Path(sys.executable).parent / "society"
+
+
+def text_of(suite: Suite, case: Case, arm: str) -> str:
+    return "\n".join(str(m.content) for m in prompt_of(suite, case, arm))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("arm", ["direct", "program"])
+def test_a_case_without_inputs_names_no_inputs_file(arm: str) -> None:
+    for case in (c for c in DEV.cases if not c.inputs and not c.documents):
+        shown = text_of(DEV, case, arm)
+        assert "inputs.json" not in shown and "file" not in shown.lower(), case.id
+        assert case.goal in shown
+
+
+def test_a_program_is_given_every_input_as_a_value_it_defines() -> None:
+    for case in (c for c in DEV.cases if c.inputs):
+        shown = text_of(DEV, case, "program")
+        assert "inputs.json" not in shown, case.id
+        for key in case.inputs:
+            assert f"\n{key} = " in shown, (case.id, key)
+    sales = text_of(DEV, DEV.case("csv-region-revenue"), "program")
+    assert 'sales = """\\\nregion,product,units,unit_price\nNorth,widget,12,2.50' in sales
+
+
+def test_a_document_is_given_as_its_text_and_the_key_never() -> None:
+    case = DEV.case("shipping-zone-c")
+    shown = text_of(DEV, case, "direct")
+    assert "Weights are rounded **up**" in shown
+    assert case.key is not None and case.key.solution.strip()[:40] not in shown
+    assert "17.4" not in shown  # the graded value
+
+
+def test_a_worked_answer_is_graded_by_its_final_answer_line() -> None:
+    worked = "12 * 3 = 36, and 36 + 4 = 40.\n\n**Answer:** 40 apples"
+    assert final_answer(worked) == "40 apples"
+    assert final_answer("Answer: 7\nso FINAL ANSWER: 8") == "8"
+    assert final_answer("just 9") == "just 9"
+
+
+def test_one_half_of_a_split_suite_is_selected_and_an_unsplit_suite_refuses() -> None:
+    val = select_cases(DEV, [], "val")
+    assert val and all(c.split == "val" for c in val)
+    assert {c.id for c in val} | {c.id for c in select_cases(DEV, [], "train")} == {
+        c.id for c in DEV.cases
+    }
+    with pytest.raises(RunError, match="not in the val split"):
+        select_cases(DEV, ["fibonacci-40"], "val")
+    plain = load_suite(Path(__file__).parent / "suites" / "scripted.yaml")
+    with pytest.raises(RunError, match="not split"):
+        select_cases(plain, [], "train")
+
+
+def tiny_suite() -> Suite:
+    return Suite.model_validate(
+        {
+            "name": "tiny",
+            "defaults": {"models": {"default": {"provider": "scripted"}}},
+            "split": {"seed": 1},
+            "cases": [
+                {
+                    "id": f"c{i}",
+                    "kind": "number-theory",
+                    "goal": f"What is {i} + {i}?",
+                    "graders": [{"kind": "number", "value": 2 * i}],
+                }
+                for i in range(1, 5)
+            ],
+        }
+    )
+
+
+async def guesser(case: Case, cx: CaseContext) -> Answered:
+    """Right on every case on the first repeat, on c1 alone afterwards."""
+    i = int(case.id[1:])
+    right = cx.repeat == 0 or i == 1
+    return Answered(Submission(f"{2 * i if right else 2 * i + 1}"), "succeeded", calls=1)
+
+
+@pytest.mark.docker
+@pytest.mark.timeout(300)
+async def test_a_registered_arm_is_run_graded_and_its_repeats_spread(tmp_path: Path) -> None:
+    register("guesser", guesser)
+    assert "guesser" in arm_names()
+    settings = EvalSettings(arms=["guesser"], repeat=3, runs_dir=tmp_path, split="train", seed=5)
+    results, where = await run_eval(tiny_suite(), settings, Console(file=io.StringIO()))
+    assert {r.arm for r in results.records} == {"guesser"}
+    train = [c.id for c in tiny_suite().cases if c.split == "train"]
+    assert len(results.records) == 3 * len(train)
+    assert all(r.passed == (r.repeat == 0 or r.case == "c1") for r in results.records)
+    (totals,) = results.totals()
+    assert totals.rates[0] == 1.0 and totals.spread is not None and totals.spread > 0
+    low, high = totals.interval or (0.0, 0.0)
+    assert low < totals.pass_rate < high
+    saved = json.loads(where.read_text())
+    assert saved["split"] == "train" and saved["seed"] == 5
+    assert saved["totals"][0]["spread"] == totals.spread
+    shown = io.StringIO()
+    render_results(Console(file=shown, width=160), load_results(where))
+    table = shown.getvalue()
+    assert "95% interval" in table and "number-theory" in table
+
+
+def test_evals_of_different_halves_are_not_compared(tmp_path: Path) -> None:
+    def saved(name: str, split: str | None) -> Path:
+        path = tmp_path / f"{name}.json"
+        EvalResults(suite="dev", model="m", arms=["program"], split=split).save(path)  # type: ignore[arg-type]
+        return path
+
+    done = subprocess.run(
+        [str(SOCIETY), "eval", "compare", str(saved("a", "train")), str(saved("b", "val"))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and "different splits (train and val)" in done.stderr
+    same = subprocess.run(
+        [str(SOCIETY), "eval", "compare", str(saved("c", "val")), str(saved("d", "val"))],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert same.returncode == 0, same.stderr
