@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import assert_never
 
-from pydantic import JsonValue
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from roles.execution import CodeRunner
 from sandbox.errors import SandboxError
@@ -34,13 +34,19 @@ class Submission:
     """Files the arm produced, by name."""
 
 
-@dataclass(frozen=True)
-class Grade:
-    """One grader's verdict."""
+class Grade(BaseModel):
+    """One grader's verdict: what every grader returns, and what the results record."""
+
+    model_config = ConfigDict(frozen=True)
 
     kind: str
     passed: bool
     detail: str
+
+    @classmethod
+    def of(cls, kind: str, passed: bool, detail: str) -> Grade:
+        """A verdict, positionally."""
+        return cls(kind=kind, passed=passed, detail=detail)
 
 
 def numbers_in(text: str) -> list[float]:
@@ -89,26 +95,28 @@ def _text_grade(grader: Contains | Regex | Number | Equals | Choice, sub: Submis
     text, raw = _subject(grader, sub)
     if text is None:
         have = ", ".join(sorted(sub.outputs)) or "none"
-        return Grade(grader.kind, False, f"no output {grader.output!r} (outputs: {have})")
+        return Grade.of(grader.kind, False, f"no output {grader.output!r} (outputs: {have})")
     match grader:
         case Contains():
             wanted = [grader.text] if isinstance(grader.text, str) else grader.text
             hay = _norm(text, grader.case_sensitive)
             missing = [w for w in wanted if _norm(w, grader.case_sensitive) not in hay]
             if missing:
-                return Grade("contains", False, f"missing {', '.join(map(repr, missing))}")
-            return Grade("contains", True, f"contains {', '.join(map(repr, wanted))}")
+                return Grade.of("contains", False, f"missing {', '.join(map(repr, missing))}")
+            return Grade.of("contains", True, f"contains {', '.join(map(repr, wanted))}")
         case Regex():
             flags = re.IGNORECASE if grader.ignore_case else 0
             m = re.search(grader.pattern, text, flags)
             if m is None:
-                return Grade("regex", False, f"no match for /{grader.pattern}/ in {_short(text)!r}")
-            return Grade("regex", True, f"matched {m.group(0)!r}")
+                return Grade.of(
+                    "regex", False, f"no match for /{grader.pattern}/ in {_short(text)!r}"
+                )
+            return Grade.of("regex", True, f"matched {m.group(0)!r}")
         case Number():
             bound = max(grader.tolerance, abs(grader.value) * grader.relative)
             found = numbers_in(text)
             if len(found) > grader.max_numbers:
-                return Grade(
+                return Grade.of(
                     "number",
                     False,
                     f"the answer states {len(found)} numbers (at most {grader.max_numbers}): "
@@ -118,8 +126,8 @@ def _text_grade(grader: Contains | Regex | Number | Equals | Choice, sub: Submis
             want = f"{_num(grader.value)} ± {bound:g}"
             if hit is None:
                 seen = ", ".join(_num(x) for x in found[:8]) or "no number"
-                return Grade("number", False, f"want {want}; saw {seen}")
-            return Grade("number", True, f"{_num(hit)} is {want}")
+                return Grade.of("number", False, f"want {want}; saw {seen}")
+            return Grade.of("number", True, f"{_num(hit)} is {want}")
         case Equals():
             return _equals(grader, text, raw)
         case Choice():
@@ -142,7 +150,7 @@ def _equals(grader: Equals, text: str, raw: JsonValue) -> Grade:
         ok = _norm(text, grader.case_sensitive) == _norm(want, grader.case_sensitive)
     else:
         ok = raw == want
-    return Grade("equals", ok, f"{'equals' if ok else 'is not'} {json.dumps(want)[:80]}")
+    return Grade.of("equals", ok, f"{'equals' if ok else 'is not'} {json.dumps(want)[:80]}")
 
 
 def _choice(grader: Choice, text: str) -> Grade:
@@ -153,11 +161,11 @@ def _choice(grader: Choice, text: str) -> Grade:
     ]
     want = grader.value.casefold()
     if want not in {o.casefold() for o in named}:
-        return Grade("choice", False, f"does not name {grader.value!r}")
+        return Grade.of("choice", False, f"does not name {grader.value!r}")
     others = [o for o in named if o.casefold() != want]
     if others:
-        return Grade("choice", False, f"names {', '.join(map(repr, others))} as well")
-    return Grade("choice", True, f"names {grader.value!r} and no other option")
+        return Grade.of("choice", False, f"names {', '.join(map(repr, others))} as well")
+    return Grade.of("choice", True, f"names {grader.value!r} and no other option")
 
 
 CHECK_PRELUDE = """\
@@ -193,17 +201,17 @@ async def _python_grade(
             CHECK_PRELUDE + grader.code, check_files(sub, inputs), timeout_s=grader.timeout_s
         )
     except SandboxError as exc:  # inputs over the sandbox's limits, a closed sandbox
-        return Grade("python", False, f"the check could not run: {exc}")
+        return Grade.of("python", False, f"the check could not run: {exc}")
     if run.error is not None:
-        return Grade("python", False, f"the check could not run: {run.error}")
+        return Grade.of("python", False, f"the check could not run: {run.error}")
     if run.timed_out:
-        return Grade("python", False, f"the check timed out after {grader.timeout_s:g}s")
+        return Grade.of("python", False, f"the check timed out after {grader.timeout_s:g}s")
     if run.exit_code == 0:
         said = _short(run.stdout.strip().splitlines()[-1]) if run.stdout.strip() else ""
-        return Grade("python", True, said or "the check passed")
+        return Grade.of("python", True, said or "the check passed")
     lines = [ln for ln in run.stderr.strip().splitlines() if ln.strip()]
     last = _short(lines[-1], 200) if lines else f"exit code {run.exit_code}"
-    return Grade("python", False, last)
+    return Grade.of("python", False, last)
 
 
 async def grade(
@@ -212,7 +220,7 @@ async def grade(
     """One grader's verdict on ``sub`` (``code`` runs check programs)."""
     if isinstance(grader, PythonCheck):
         if code is None:
-            return Grade("python", False, "no sandbox to run the check in")
+            return Grade.of("python", False, "no sandbox to run the check in")
         return await _python_grade(grader, sub, inputs, code)
     return _text_grade(grader, sub)
 

@@ -13,7 +13,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["EvalResults", "GradeRecord", "Record", "Totals", "load_results"]
+from society.eval.graders import Grade
+
+__all__ = ["EvalResults", "Record", "Totals", "load_results"]
 
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
 """Student's t, two-sided 95 %, for 1 to 10 degrees of freedom (1.96 beyond)."""
@@ -22,14 +24,6 @@ Status = str
 """How an arm ended: the run's final status (succeeded, failed, aborted,
 budget_exhausted), ``no final``, ``timeout`` or ``crashed``; a baseline ``succeeded`` when
 it answered (its program exited 0 and printed something), else ``failed``."""
-
-
-class GradeRecord(BaseModel):
-    """One grader's verdict."""
-
-    kind: str
-    passed: bool
-    detail: str
 
 
 class Record(BaseModel):
@@ -46,7 +40,7 @@ class Record(BaseModel):
     reason: str = ""
     answer: str | None = None
     """The answer graded (cut to 2,000 characters)."""
-    grades: list[GradeRecord] = []
+    grades: list[Grade] = []
     calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0

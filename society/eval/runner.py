@@ -25,8 +25,8 @@ from society.errors import RunError
 from society.eval.arms import arm_named
 from society.eval.calls import CallCache
 from society.eval.context import Answered, CaseContext, EvalContext, LoopSettings
-from society.eval.graders import Submission, grade_all
-from society.eval.results import EvalResults, GradeRecord, Record
+from society.eval.graders import Grade, Submission, grade_all
+from society.eval.results import EvalResults, Record
 from society.eval.suite import Case, Split, Suite
 from society.models.factory import ModelFactory
 from society.models.preflight import preflight
@@ -111,9 +111,7 @@ async def _check_models(suite: Suite, settings: EvalSettings) -> None:
     await preflight(factory, uses)
 
 
-def _record(
-    case: Case, arm: str, repeat: int, answered: Answered, grades: list[GradeRecord]
-) -> Record:
+def _record(case: Case, arm: str, repeat: int, answered: Answered, grades: list[Grade]) -> Record:
     answer = answered.submission.answer
     return Record(
         case=case.id,
@@ -217,9 +215,7 @@ async def run_eval(
                     cx = CaseContext(ctx, suite, repeat, arm)
                     answered = await _answered(case, cx)
                     grades = await grade_all(case.graders, answered.submission, case.inputs, sb)
-                    record = _record(
-                        case, arm, repeat, answered, [GradeRecord(**g.__dict__) for g in grades]
-                    )
+                    record = _record(case, arm, repeat, answered, grades)
                     results.records.append(record)
                     results.save(out)
                     console.print(f"    {_line(record)}", highlight=False)

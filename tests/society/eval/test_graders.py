@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from society.eval.graders import Submission, grade, numbers_in
-from society.eval.suite import Contains, Equals, Number, PythonCheck, Regex
+from society.eval.suite import Choice, Contains, Equals, Number, PythonCheck, Regex
 
 
 def test_numbers_in_reads_thousands_signs_and_decimals_but_not_date_dashes() -> None:
@@ -28,14 +28,30 @@ def test_numbers_in_reads_thousands_signs_and_decimals_but_not_date_dashes() -> 
         (Number(value=1e6, relative=0.01), "about 1,005,000", "about 1,020,000"),
         (Equals(value="Jumps Fox"), "  jumps   fox ", "fox jumps"),
         (Equals(value=42), "42", "42 apples"),
+        (Choice(value="East", options=["North", "East"]), "East: 115.25", "North: 89"),
+        (Choice(value="East", options=["North", "East"]), "East", "East, then North"),
+        (Choice(value="no", options=["yes", "no"]), "No, it is not.", "yes"),
+        (Number(value=7), "7 days", " ".join(str(i) for i in range(20))),
+        (Number(value=7, max_numbers=3), "7 of 9 (78%)", "7 of 9 (78%), 2 left"),
     ],
 )
 async def test_a_text_grader_passes_the_right_answer_and_fails_a_wrong_one(
-    grader: Contains | Regex | Number | Equals, right: str, wrong: str
+    grader: Contains | Regex | Number | Equals | Choice, right: str, wrong: str
 ) -> None:
     assert (await grade(grader, Submission(right), {}, None)).passed
     failed = await grade(grader, Submission(wrong), {}, None)
     assert not failed.passed and failed.detail
+
+
+def test_a_choice_must_be_one_of_its_options() -> None:
+    with pytest.raises(ValueError, match="not one of the options"):
+        Choice(value="Sunday", options=["Monday", "Tuesday"])
+
+
+async def test_a_list_of_numbers_is_no_answer_and_the_grade_says_so() -> None:
+    listing = Submission(", ".join(str(i) for i in range(100)))
+    verdict = await grade(Number(value=42), listing, {}, None)
+    assert not verdict.passed and "states 100 numbers (at most 12)" in verdict.detail
 
 
 async def test_a_grader_of_an_output_reads_that_output_and_names_a_missing_one() -> None:
