@@ -12,37 +12,16 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from autogen_core.models import LLMMessage
 
 from roles.model_access import ModelAccess
-from society.eval.context import CaseContext
+from society.eval.context import CallCache, CaseContext, Reply
 from society.eval.suite import Case, Suite
 from society.models.factory import ModelFactory
 
 __all__ = ["CallCache", "Reply", "ask", "documents_of", "model_of"]
-
-
-@dataclass(frozen=True)
-class Reply:
-    """A model's answer to one request, and what it cost the arm that asked it."""
-
-    text: str
-    tokens_in: int
-    tokens_out: int
-    cost: float
-    wall_s: float
-    arm: str
-    """The arm that made the call."""
-
-
-@dataclass
-class CallCache:
-    """Answers by request, for one eval."""
-
-    replies: dict[str, Reply] = field(default_factory=dict)
 
 
 def documents_of(suite: Suite, case: Case) -> dict[str, bytes]:

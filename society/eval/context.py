@@ -15,10 +15,9 @@ from society.eval.graders import Submission
 from society.models.spec import ModelSpec
 
 if TYPE_CHECKING:
-    from society.eval.calls import CallCache
     from society.eval.suite import Suite
 
-__all__ = ["Answered", "CaseContext", "EvalContext", "LoopSettings"]
+__all__ = ["Answered", "CallCache", "CaseContext", "EvalContext", "LoopSettings", "Reply"]
 
 
 @dataclass
@@ -36,6 +35,26 @@ class Answered:
     run_id: str | None = None
     folder: Path | None = None
     extra: dict[str, JsonValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A model's answer to one request, and what it cost the arm that asked it."""
+
+    text: str
+    tokens_in: int
+    tokens_out: int
+    cost: float
+    wall_s: float
+    arm: str
+    """The arm that made the call."""
+
+
+@dataclass
+class CallCache:
+    """Answers by request, for one eval."""
+
+    replies: dict[str, Reply] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

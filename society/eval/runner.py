@@ -23,8 +23,7 @@ from sandbox import Sandbox
 from sandbox.manifest import read_manifest
 from society.errors import RunError
 from society.eval.arms import arm_named
-from society.eval.calls import CallCache
-from society.eval.context import Answered, CaseContext, EvalContext, LoopSettings
+from society.eval.context import Answered, CallCache, CaseContext, EvalContext, LoopSettings
 from society.eval.graders import Grade, Submission, grade_all
 from society.eval.results import EvalResults, Record
 from society.eval.suite import Case, Split, Suite

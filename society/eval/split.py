@@ -11,13 +11,37 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Literal, Protocol
 
-from society.eval.suite import Case, Split, SplitSpec
+from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["draw_split"]
+__all__ = ["Split", "SplitSpec", "draw_split"]
+
+Split = Literal["train", "val"]
+"""Which half of a split suite a case is in: changes are made looking at ``train``; ``val``
+is run once a change is done, and reported."""
 
 
-def draw_split(cases: Sequence[Case], spec: SplitSpec) -> dict[str, Split]:
+class SplitSpec(BaseModel):
+    """How a suite's cases are split: per kind, the cases not pinned by their own ``split``
+    are shuffled with ``seed`` and the first ``val`` share (of the whole kind) go to val."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seed: int
+    val: float = Field(default=0.4, gt=0, lt=1)
+
+
+class _Case(Protocol):
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str | None: ...
+    @property
+    def split(self) -> Split | None: ...
+
+
+def draw_split(cases: Sequence[_Case], spec: SplitSpec) -> dict[str, Split]:
     """Each case's half (by id)."""
     halves: dict[str, Split] = {}
     kinds = dict.fromkeys(c.kind or "" for c in cases)

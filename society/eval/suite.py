@@ -19,6 +19,7 @@ from roles.budget import BudgetSettings
 from roles.settings import PresenceSettings
 from sandbox.settings import SandboxSettings
 from society.errors import ScenarioError, ScenarioIssue
+from society.eval.split import Split, SplitSpec, draw_split
 from society.models.spec import ModelSpec, ScriptedAnswer
 from society.scenario import RolesSpec, Scenario
 from society.yaml_source import YamlLimitError, load_yaml
@@ -40,10 +41,6 @@ __all__ = [
     "Suite",
     "load_suite",
 ]
-
-Split = Literal["train", "val"]
-"""Which half of a split suite a case is in: changes are made looking at ``train``; ``val``
-is run once a change is done, and reported."""
 
 KINDS = (
     "dates",
@@ -152,14 +149,6 @@ class AnswerKey(_Strict):
     """Plausible wrong answers (an off-by-one, a rule forgotten): each must fail a grader."""
 
 
-class SplitSpec(_Strict):
-    """How a suite's cases are split: per kind, the cases not pinned by their own ``split``
-    are shuffled with ``seed`` and the first ``val`` share (of the whole kind) go to val."""
-
-    seed: int
-    val: float = Field(default=0.4, gt=0, lt=1)
-
-
 class Case(_Strict):
     """One goal to answer, and how its answer is graded (every grader must pass)."""
 
@@ -223,8 +212,6 @@ class Suite(_Strict):
     def _drawn(self) -> Suite:
         """Every case's half filled in from ``split`` (where the case pins none)."""
         if self.split is not None and any(c.split is None for c in self.cases):
-            from society.eval.split import draw_split  # split.py builds on this module
-
             halves = draw_split(self.cases, self.split)
             self.cases = [c.model_copy(update={"split": halves[c.id]}) for c in self.cases]
         return self
