@@ -135,19 +135,11 @@ def test_evals_of_different_halves_are_not_compared(tmp_path: Path) -> None:
         EvalResults(suite="dev", model="m", arms=["program"], split=split).save(path)  # type: ignore[arg-type]
         return path
 
-    done = subprocess.run(
-        [str(SOCIETY), "eval", "compare", str(saved("a", "train")), str(saved("b", "val"))],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    def compare(a: Path, b: Path) -> subprocess.CompletedProcess[str]:
+        args = [str(SOCIETY), "eval", "compare", str(a), str(b)]
+        return subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
+
+    done = compare(saved("a", "train"), saved("b", "val"))
     assert done.returncode == 2 and "different splits (train and val)" in done.stderr
-    same = subprocess.run(
-        [str(SOCIETY), "eval", "compare", str(saved("c", "val")), str(saved("d", "val"))],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    same = compare(saved("c", "val"), saved("d", "val"))
     assert same.returncode == 0, same.stderr
