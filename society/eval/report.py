@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import math
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from society.eval.results import EvalResults, Record, Totals
 
-__all__ = ["comparable", "render_compare", "render_kinds", "render_results", "render_totals"]
+__all__ = [
+    "comparable",
+    "mcnemar",
+    "render_compare",
+    "render_kinds",
+    "render_results",
+    "render_totals",
+]
 
 
 def _opt(value: float | None, fmt: str) -> str:
@@ -161,4 +170,32 @@ def render_compare(console: Console, a: EvalResults, b: EvalResults) -> tuple[in
         )
     console.print(totals)
     console.print(f"{fixed} answer(s) now pass, {broke} no longer pass")
+    for arm in [*a.arms, *[x for x in b.arms if x not in a.arms]]:
+        gained = sum(
+            after[k].passed and not before[k].passed
+            for k in keys
+            if k[1] == arm and k in before and k in after
+        )
+        lost = sum(
+            before[k].passed and not after[k].passed
+            for k in keys
+            if k[1] == arm and k in before and k in after
+        )
+        if gained or lost:
+            chance = mcnemar(gained, lost)
+            beyond = "beyond" if chance < 0.05 else "within"
+            console.print(
+                f"{arm}: +{gained} −{lost} on the same answers; exact McNemar p = {chance:.3g} "
+                f"({beyond} chance at 5 %)"
+            )
     return fixed, broke
+
+
+def mcnemar(gained: int, lost: int) -> float:
+    """Two-sided exact McNemar p-value: how likely a split of the changed answers at least
+    this uneven is when the change made no difference."""
+    n = gained + lost
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(gained, lost) + 1)) / 2**n
+    return min(1.0, 2.0 * float(tail))

@@ -19,7 +19,7 @@ from society.eval.arms import arm_names, register
 from society.eval.baselines import final_answer, prompt_of
 from society.eval.context import Answered, CaseContext
 from society.eval.graders import Submission
-from society.eval.report import render_results
+from society.eval.report import mcnemar, render_results
 from society.eval.results import EvalResults, load_results
 from society.eval.runner import EvalSettings, run_eval, select_cases
 from society.eval.suite import Case, Suite, load_suite
@@ -143,3 +143,10 @@ def test_evals_of_different_halves_are_not_compared(tmp_path: Path) -> None:
     assert done.returncode == 2 and "different splits (train and val)" in done.stderr
     same = compare(saved("c", "val"), saved("d", "val"))
     assert same.returncode == 0, same.stderr
+
+
+def test_mcnemar_says_when_a_paired_difference_is_beyond_chance() -> None:
+    assert mcnemar(0, 0) == 1.0
+    assert mcnemar(1, 0) == 1.0  # one case that changed is no evidence
+    assert mcnemar(3, 1) == 0.625
+    assert mcnemar(10, 0) < 0.01
