@@ -81,6 +81,7 @@ def humaneval_suite(
     cases = [
         Case(
             id=p["task_id"].replace("/", "-").lower(),
+            kind="code",
             goal=HUMANEVAL_GOAL.format(prompt=p["prompt"]),
             inputs={"function": p["prompt"], "entry_point": p["entry_point"]},
             answer="code",
