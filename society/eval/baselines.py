@@ -49,7 +49,8 @@ DIRECT_SYSTEM = (
 )
 PROGRAM_SYSTEM = (
     "You write one complete Python 3 program that computes the answer to the user's task and "
-    "prints it. The program must run as it is: no input() and no command-line arguments. "
+    "prints it. The program must run as it is: no input() and no command-line arguments; "
+    "values the task gives are written into the program. "
     "Compute every value; do not work anything out by hand. "
     "Print only the answer, with every value the task asks for (a short sentence or "
     "'name: value' lines). Reply with the program in one ```python block."
@@ -82,7 +83,10 @@ def prompt_of(
     if case.inputs:
         if arm == "program":
             lines = "\n".join(_assignment(k, v) for k, v in case.inputs.items())
-            parts.append(f"The given values (define them in the program):\n```python\n{lines}\n```")
+            parts.append(
+                "The given values. Nothing defines them for you: your program must begin with "
+                f"these lines, copied as they are:\n```python\n{lines}\n```"
+            )
         else:
             parts.append(f"The given values:\n{json.dumps(case.inputs, indent=2)}")
     for name, data in documents_of(suite, case).items():
