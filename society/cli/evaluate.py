@@ -52,12 +52,28 @@ def _compare(paths: list[str]) -> None:
     render_compare(out.real, a, b)
 
 
+def _merge(paths: list[str], out_path: Path | None) -> None:
+    from society.eval.report import render_results
+    from society.eval.results import ResultsError, load_results, merged
+
+    if len(paths) < 2 or out_path is None:
+        text = "usage: society eval merge A.json B.json [...] --out MERGED.json"
+        raise fail(text, EXIT_BAD_INPUT)
+    try:
+        whole = merged([load_results(Path(p)) for p in paths])
+    except ResultsError as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
+    whole.save(out_path)
+    render_results(out.real, whole)
+    out.print(f"merged: {out_path}", highlight=False)
+
+
 def eval_command(
     args: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="SUITE | compare A.json B.json",
-            help="A suite YAML file, or `compare` and two results files",
+            metavar="SUITE | compare A.json B.json | merge A.json B.json...",
+            help="A suite YAML file, `compare` and two results files, or `merge` and several",
             show_default=False,
         ),
     ] = None,
@@ -128,6 +144,9 @@ def eval_command(
     paths = list(args or [])
     if paths[:1] == ["compare"]:
         _compare(paths[1:])
+        return
+    if paths[:1] == ["merge"]:
+        _merge(paths[1:], out_path)
         return
     if humaneval == bool(paths) or len(paths) > 1:
         text = "give one suite file, or --humaneval (not both)"

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from society.eval.graders import Grade
 
-__all__ = ["EvalResults", "Record", "Totals", "load_results"]
+__all__ = ["EvalResults", "Record", "ResultsError", "Totals", "load_results", "merged"]
 
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
 """Student's t, two-sided 95 %, for 1 to 10 degrees of freedom (1.96 beyond)."""
@@ -192,6 +192,36 @@ class EvalResults(BaseModel):
         tmp = path.with_name(path.name + ".tmp")
         tmp.write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
         os.replace(tmp, path)
+
+
+def merged(parts: list[EvalResults]) -> EvalResults:
+    """One eval of several run apart (arms on separate model servers, at one commit): the
+    same suite, split, model and commit, no answer twice. Raises `ResultsError` saying what
+    differs."""
+    first = parts[0]
+    for other in parts[1:]:
+        for name in ("suite", "split", "model", "commit", "repeat"):
+            if getattr(other, name) != getattr(first, name):
+                msg = f"not merged: the evals differ in {name} ({getattr(first, name)!r} and {getattr(other, name)!r})"
+                raise ResultsError(msg)
+    seen: set[tuple[str, str, int]] = set()
+    for part in parts:
+        for r in part.records:
+            key = (r.case, r.arm, r.repeat)
+            if key in seen:
+                msg = f"not merged: {r.case} by {r.arm} (repeat {r.repeat}) is in two evals"
+                raise ResultsError(msg)
+            seen.add(key)
+    arms = list(dict.fromkeys(a for p in parts for a in p.arms))
+    return first.model_copy(
+        update={
+            "arms": arms,
+            "records": [r for p in parts for r in p.records],
+            "folder": " + ".join(p.folder for p in parts),
+            "finished": max((p.finished or "" for p in parts), default="") or None,
+            "settings": {k: v for p in parts for k, v in p.settings.items()},
+        }
+    )
 
 
 class ResultsError(ValueError):

@@ -20,7 +20,7 @@ from society.eval.baselines import final_answer, prompt_of
 from society.eval.context import Answered, CaseContext
 from society.eval.graders import Submission
 from society.eval.report import mcnemar, render_results
-from society.eval.results import EvalResults, load_results
+from society.eval.results import EvalResults, Record, load_results
 from society.eval.runner import EvalSettings, run_eval, select_cases
 from society.eval.suite import Case, Suite, load_suite
 
@@ -150,3 +150,31 @@ def test_mcnemar_says_when_a_paired_difference_is_beyond_chance() -> None:
     assert mcnemar(1, 0) == 1.0  # one case that changed is no evidence
     assert mcnemar(3, 1) == 0.625
     assert mcnemar(10, 0) < 0.01
+
+
+def test_evals_of_one_suite_and_split_run_apart_merge_into_one(tmp_path: Path) -> None:
+    def saved(name: str, arm: str, split: str) -> Path:
+        path = tmp_path / f"{name}.json"
+        record = Record(case="c1", arm=arm, passed=arm == "society", status="succeeded")
+        EvalResults(
+            suite="dev",
+            model="m",
+            arms=[arm],
+            split=split,
+            records=[record],  # type: ignore[arg-type]
+        ).save(path)
+        return path
+
+    def merge(*paths: Path) -> subprocess.CompletedProcess[str]:
+        args = [str(SOCIETY), "eval", "merge", *map(str, paths), "--out", str(tmp_path / "m.json")]
+        return subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
+
+    done = merge(saved("a", "society", "val"), saved("b", "program", "val"))
+    assert done.returncode == 0, done.stderr
+    whole = load_results(tmp_path / "m.json")
+    assert whole.arms == ["society", "program"] and len(whole.records) == 2
+    assert [t.passed for t in whole.totals()] == [1, 0]
+    other = merge(saved("c", "society", "val"), saved("d", "loop", "train"))
+    assert other.returncode == 2 and "differ in split" in other.stderr
+    twice = merge(saved("e", "society", "val"), saved("f", "society", "val"))
+    assert twice.returncode == 2 and "is in two evals" in twice.stderr
