@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pydantic import JsonValue
 
 from bus.payloads import TaskSpec
-from roles.cross_check import agree, quoted_in
+from roles.coder.cross_check import agree, quoted_in
 
 __all__ = ["GOAL_CHECK", "OUTPUT", "goal_check_task", "judged", "wants_goal_check"]
 

@@ -16,7 +16,7 @@ from typing import Any
 from bus import ConnectOptions
 from roles.base import Role
 from roles.budget import Guard
-from roles.coder import Coder
+from roles.coder.role import Coder
 from roles.context import RoleContext, RoleDeps
 from roles.critic.critic import Critic
 from roles.execution import CodeRunner

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bus.payloads import ExecResult
-from roles.coder import Coder
+from roles.coder.checks import run_problem
 from roles.execution import ExecutionResult, from_payload, notes_text, to_payload
 
 pytestmark = pytest.mark.timeout(30)
@@ -37,11 +37,11 @@ def test_a_log_written_before_notes_existed_reads_as_it_was() -> None:
 
 def test_the_coder_tells_its_model_what_the_sandbox_noticed() -> None:
     failed = ExecutionResult(exit_code=1, stderr="OSError: [Errno 28]\n", notes=[FULL])
-    problem = Coder._problem(failed)
+    problem = run_problem(failed)
     assert problem.startswith("the program exited with code 1; stderr:\nOSError: [Errno 28]")
     assert problem.endswith(f"The sandbox also reports:\n- {FULL}")
     killed = ExecutionResult(exit_code=-9, oom_killed=True, notes=["the container reached ..."])
-    assert "files it writes count against the memory limit" in Coder._problem(killed)
-    assert "- the container reached ..." in Coder._problem(killed)
-    assert Coder._problem(ExecutionResult(exit_code=0, notes=[FULL])) == ""
+    assert "files it writes count against the memory limit" in run_problem(killed)
+    assert "- the container reached ..." in run_problem(killed)
+    assert run_problem(ExecutionResult(exit_code=0, notes=[FULL])) == ""
     assert notes_text(ExecutionResult(exit_code=0)) == ""

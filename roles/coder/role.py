@@ -21,23 +21,21 @@ from pydantic import JsonValue
 from bus import Envelope
 from bus.deliverable import Deliverable
 from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
-from roles import function_writer
-from roles.coder_hints import code_hints, describe_run
-from roles.cross_check import quoted_in
+from roles.coder import function_writer
+from roles.coder.cross_check import quoted_in
+from roles.coder.input_notes import input_notes
+from roles.coder.missing_imports import with_imports
+from roles.coder.solve import Program, solve
+from roles.coder.votes import Solved, voted
 from roles.errors import TaskFailed
 from roles.examples import examples_in, passed_of
-from roles.execution import CodeRunner, ExecutionResult, notes_text, to_payload
+from roles.execution import CodeRunner, ExecutionResult, to_payload
 from roles.goal_check import GOAL_CHECK
-from roles.input_notes import input_notes
-from roles.missing_imports import with_imports
-from roles.program_checks import inputs_hint, unchecked_problem
 from roles.settings import CoderSettings
 from roles.structured import AnswerInvalid, code_from
-from roles.votes import Solved, voted
 from roles.worker import WorkerRole
-from sandbox.manifest import missing_module_hint
 
-__all__ = ["Coder", "read_outputs"]
+__all__ = ["Coder"]
 
 LOG_FILE_CAP = 256_000
 """Files larger than this (bytes) are kept as artifacts but not copied into the log."""
@@ -58,53 +56,6 @@ json.dump({"<output name>": value}, open("outputs.json", "w"))
 Answer with the whole program in one ```python fenced block."""
 
 RESERVED = frozenset({"inputs.json", "outputs.json"})
-
-
-def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValue]:
-    """The task's outputs from ``outputs.json``, else the printed value of a single output."""
-    raw = run.files.get("outputs.json")
-    if raw is not None:
-        try:
-            data = json.loads(raw)
-        except ValueError as exc:
-            msg = f"outputs.json is not valid JSON: {exc}"
-            raise AnswerInvalid(msg) from None
-        if not isinstance(data, dict):
-            msg = "outputs.json must hold a JSON object"
-            raise AnswerInvalid(msg)
-        missing = [o for o in outputs if o not in data]
-        if missing:
-            msg = f"outputs.json lacks {missing}"
-            raise AnswerInvalid(msg)
-        return {o: data[o] for o in outputs}
-    if len(outputs) == 1 and run.stdout.strip():
-        text = run.stdout.strip()
-        try:
-            value: JsonValue = json.loads(text)
-        except ValueError:
-            value = text
-        return {outputs[0]: value}
-    if not outputs:
-        return {}
-    msg = f"the program wrote no outputs.json with {outputs}"
-    raise AnswerInvalid(msg)
-
-
-def _afresh(request: str, problem: str) -> str:
-    """The task asked again, without the conversation that kept giving one program."""
-    return (
-        f"{request}\n\nAn earlier program for this task failed, and fixing it gave the same "
-        f"program again: {problem[:600]}\nWrite a new program, another way, from the start."
-    )
-
-
-def _hints(code: str, run: ExecutionResult, outputs: list[str]) -> str:
-    found = code_hints(code, run, outputs)
-    return "".join(f"\nHint: {h}" for h in found)
-
-
-def _tail(text: str, n: int = 2000) -> str:
-    return text if len(text) <= n else "…" + text[-n:]
 
 
 class Coder(WorkerRole[CoderSettings]):
@@ -184,59 +135,27 @@ class Coder(WorkerRole[CoderSettings]):
     async def _solve(
         self, env: Envelope, assignment: TaskAssignment, convo: list[LLMMessage]
     ) -> Solved:
-        """One program that runs and writes the outputs, fixed from its errors (bounded)."""
-        settings = self.settings
+        """One program that runs and passes the checks, fixed from its problems (bounded;
+        `roles.coder.solve`)."""
         task = assignment.task
-        inputs = json.dumps(assignment.inputs, ensure_ascii=False).encode()
-        problem = ""
-        ran: set[str] = set()
-        afresh = False
-        first_note = convo[-1].content if isinstance(convo[-1].content, str) else ""
-        quoted = quoted_in(assignment.goal)
-        for attempt in range(1, settings.max_attempts + 1):
-            # code as a fenced block, never JSON: small models mangle code escaped in JSON
-            reply = await self.calls.call(convo, parent=env, task_id=task.id)
-            convo.append(AssistantMessage(content=reply.text, source=self.name))
-            try:
-                code = self._imported(code_from(reply.text))
-            except AnswerInvalid as exc:
-                problem = str(exc)
-                convo.append(self._feedback(problem))
-                continue
-            if code.strip() in ran and not afresh:  # it would fail the same way: ask afresh,
-                afresh = True  # once (a repeat after that runs, and the critic sees the loop)
-                self.log.info("same program again", task=task.id, attempt=attempt)
-                convo = [
-                    convo[0],
-                    UserMessage(content=_afresh(first_note, problem), source="manager"),
-                ]
-                continue
-            ran.add(code.strip())
-            run, exec_id = await self._execute(env, task.id, code, {"inputs.json": inputs})
-            problem = self._problem(run)
-            if run.exit_code not in (0, None) and not run.timed_out:
-                problem += missing_module_hint(run.stderr, self.deps.libraries)
-                problem += _hints(code, run, task.outputs)
-                problem += inputs_hint(code, assignment.inputs)
-            if not problem:
-                try:
-                    outputs = read_outputs(task.outputs, run)
-                except AnswerInvalid as exc:
-                    problem = (
-                        f"{exc}\n{describe_run(run, task.outputs)}"
-                        + _hints(code, run, task.outputs)
-                        + notes_text(run)
-                    )
-                else:
-                    problem = unchecked_problem(code, outputs, assignment.inputs, quoted)
-                    if not problem:
-                        return Solved(outputs, dict(run.files), exec_id, attempt, code)
+
+        async def ask(messages: list[LLMMessage]) -> str:
+            return (await self.calls.call(messages, parent=env, task_id=task.id)).text
+
+        async def execute(code: str, files: dict[str, bytes]) -> tuple[ExecutionResult, str]:
+            return await self._execute(env, task.id, code, files)
+
+        def failed(attempt: int, problem: str) -> None:
             self.log.info(
                 "code attempt failed", task=task.id, attempt=attempt, problem=problem[:200]
             )
-            convo.append(self._feedback(problem))
-        msg = f"code still failing after {settings.max_attempts} attempts: {problem}"
-        raise TaskFailed(msg)
+
+        program = Program(
+            task.outputs, assignment.inputs, quoted_in(assignment.goal), self.deps.libraries
+        )
+        return await solve(
+            convo, program, ask, execute, self.settings.max_attempts, self._imported, failed
+        )
 
     async def _write_function(
         self, env: Envelope, assignment: TaskAssignment, deliverable: Deliverable
@@ -318,31 +237,6 @@ class Coder(WorkerRole[CoderSettings]):
             Usage(kind="sandbox", sandbox_s=round(run.wall_s, 6)), parent=req_id, task_id=task_id
         )
         return run, result_id
-
-    @staticmethod
-    def _problem(run: ExecutionResult) -> str:
-        """What went wrong, for the model: the failure, then the sandbox's notes (a full
-        tmpfs, files dropped...), which name causes the program's own output may not."""
-        if run.error:
-            return f"the sandbox failed: {run.error}"
-        if run.timed_out:
-            problem = "the program was killed at the time limit (make it faster or stop looping)"
-        elif run.oom_killed:
-            problem = (
-                "the program was killed for using too much memory (files it writes count "
-                "against the memory limit too)"
-            )
-        elif run.exit_code != 0:
-            problem = f"the program exited with code {run.exit_code}; stderr:\n{_tail(run.stderr)}"
-        else:
-            return ""
-        return problem + notes_text(run)
-
-    def _feedback(self, problem: str) -> UserMessage:
-        return UserMessage(
-            content=f"That did not work: {problem}\nFix the program and answer with the whole corrected program.",
-            source="sandbox",
-        )
 
     def _save_artifacts(self, task_id: str, files: Mapping[str, bytes]) -> list[Artifact]:
         folder = self.ctx.run_dir / "artifacts" / task_id

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pydantic import JsonValue
 from rapidfuzz import fuzz
 
-from roles.cross_check import numbers
+from roles.coder.cross_check import numbers
 
 __all__ = [
     "NEARLY_SAME",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from roles.cross_check import agree, disagreements, numbers, quoted_in
+from roles.coder.cross_check import agree, disagreements, numbers, quoted_in
 
 
 @pytest.mark.parametrize(

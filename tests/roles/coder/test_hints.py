@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from roles.coder_hints import code_hints, describe_run
+from roles.coder.hints import code_hints, describe_run
 from sandbox.result import ExecutionResult
 
 MAIN_NEVER_CALLED = """

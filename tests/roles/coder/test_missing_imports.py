@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from roles.missing_imports import with_imports
+from roles.coder.missing_imports import with_imports
 
 pytestmark = pytest.mark.timeout(30)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from roles.input_notes import NO_INPUTS, input_notes
+from roles.coder.input_notes import NO_INPUTS, input_notes
 
 SALES = "region,product,units\nNorth,widget,12\nSouth,gadget,5\n"
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from roles.cross_check import quoted_in
-from roles.program_checks import (
+from roles.coder.cross_check import quoted_in
+from roles.coder.program_checks import (
     inputs_hint,
     missing_inputs,
     same_program,

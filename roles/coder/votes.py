@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
-from roles.cross_check import CHECK_NOTE, disagreements
+from roles.coder.cross_check import CHECK_NOTE, disagreements
+from roles.coder.program_checks import same_program
 from roles.errors import TaskFailed
-from roles.program_checks import same_program
 
 __all__ = ["ANOTHER_WAY", "Solved", "Vote", "voted"]
 

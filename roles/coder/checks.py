@@ -1,0 +1,144 @@
+"""What a program that ran must still show before its outputs are taken: one signature for
+every check, ``(Attempt) -> str`` — the empty string when the attempt holds, else what is
+wrong, phrased for the model that wrote it. `CHECKS` are run in order; the first problem is
+the feedback.
+
+- `ran`: it exited 0 in time (else the exit code, stderr's tail and the hints that name the
+  mistakes small models make);
+- `wrote_outputs`: it wrote every output (``outputs.json``, or a single printed value);
+- `computed`: its result is computed, not written in as a literal, from inputs that exist.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from pydantic import JsonValue
+
+from roles.coder.hints import code_hints, describe_run
+from roles.coder.program_checks import inputs_hint, unchecked_problem
+from roles.execution import ExecutionResult, notes_text
+from roles.structured import AnswerInvalid
+from sandbox.manifest import Manifest, missing_module_hint
+
+__all__ = [
+    "CHECKS",
+    "Attempt",
+    "Check",
+    "computed",
+    "hints_text",
+    "ran",
+    "read_outputs",
+    "run_problem",
+    "wrote_outputs",
+]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """One program that ran, and what it was asked to do."""
+
+    code: str
+    run: ExecutionResult
+    outputs: list[str]
+    """The outputs the task names."""
+    inputs: Mapping[str, JsonValue] = field(default_factory=dict)
+    quoted: frozenset[float] = frozenset()
+    """Numbers the goal itself states (a literal equal to one is not written in)."""
+    libraries: Manifest | None = None
+
+
+Check = Callable[[Attempt], str]
+"""A check of an attempt: "" when it holds, else the problem, for the model."""
+
+
+def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValue]:
+    """The task's outputs from ``outputs.json``, else the printed value of a single output."""
+    raw = run.files.get("outputs.json")
+    if raw is not None:
+        try:
+            data = json.loads(raw)
+        except ValueError as exc:
+            msg = f"outputs.json is not valid JSON: {exc}"
+            raise AnswerInvalid(msg) from None
+        if not isinstance(data, dict):
+            msg = "outputs.json must hold a JSON object"
+            raise AnswerInvalid(msg)
+        missing = [o for o in outputs if o not in data]
+        if missing:
+            msg = f"outputs.json lacks {missing}"
+            raise AnswerInvalid(msg)
+        return {o: data[o] for o in outputs}
+    if len(outputs) == 1 and run.stdout.strip():
+        text = run.stdout.strip()
+        try:
+            value: JsonValue = json.loads(text)
+        except ValueError:
+            value = text
+        return {outputs[0]: value}
+    if not outputs:
+        return {}
+    msg = f"the program wrote no outputs.json with {outputs}"
+    raise AnswerInvalid(msg)
+
+
+def _tail(text: str, n: int = 2000) -> str:
+    return text if len(text) <= n else "…" + text[-n:]
+
+
+def hints_text(code: str, run: ExecutionResult, outputs: list[str]) -> str:
+    """The hints for a failed run, one ``Hint:`` line each."""
+    return "".join(f"\nHint: {h}" for h in code_hints(code, run, outputs))
+
+
+def run_problem(run: ExecutionResult) -> str:
+    """What went wrong with the run itself, then the sandbox's notes (a full tmpfs, files
+    dropped...), which name causes the program's own output may not ("" when it ran)."""
+    if run.error:
+        return f"the sandbox failed: {run.error}"
+    if run.timed_out:
+        problem = "the program was killed at the time limit (make it faster or stop looping)"
+    elif run.oom_killed:
+        problem = (
+            "the program was killed for using too much memory (files it writes count "
+            "against the memory limit too)"
+        )
+    elif run.exit_code != 0:
+        problem = f"the program exited with code {run.exit_code}; stderr:\n{_tail(run.stderr)}"
+    else:
+        return ""
+    return problem + notes_text(run)
+
+
+def ran(a: Attempt) -> str:
+    """It exited 0 in time; a failure comes with the hints that name its likely cause."""
+    problem = run_problem(a.run)
+    if a.run.exit_code not in (0, None) and not a.run.timed_out:
+        problem += missing_module_hint(a.run.stderr, a.libraries)
+        problem += hints_text(a.code, a.run, a.outputs)
+        problem += inputs_hint(a.code, a.inputs)
+    return problem
+
+
+def wrote_outputs(a: Attempt) -> str:
+    """It wrote every output the task names."""
+    try:
+        read_outputs(a.outputs, a.run)
+    except AnswerInvalid as exc:
+        return (
+            f"{exc}\n{describe_run(a.run, a.outputs)}"
+            + hints_text(a.code, a.run, a.outputs)
+            + notes_text(a.run)
+        )
+    return ""
+
+
+def computed(a: Attempt) -> str:
+    """Its result is computed, from inputs that exist (`unchecked_problem`)."""
+    return unchecked_problem(a.code, read_outputs(a.outputs, a.run), a.inputs, a.quoted)
+
+
+CHECKS: tuple[Check, ...] = (ran, wrote_outputs, computed)
+"""Every check of a program, in the order the first problem is reported."""
