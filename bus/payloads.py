@@ -17,6 +17,7 @@ from bus.deliverable import Deliverable
 from bus.payload_base import _Model, _Payload
 from bus.subjects import Channel
 from bus.usage import Recall, RecalledLesson, Retry, ToolCall, ToolRequest, Usage
+from bus.verdicts import CheckVerdict
 
 __all__ = [
     "PAYLOAD_TYPES",
@@ -213,6 +214,8 @@ class TaskResult(_Payload):
     gave the same values; the sources it read); empty: not checked."""
     evidence: list[str] = []
     """Ids of the messages that show the checks (the executions, the documents' reads)."""
+    verdicts: list[CheckVerdict] = []
+    """Every check of the outputs, one typed verdict each (what decides the run's status)."""
 
 
 class Verdict(_Model):
@@ -223,6 +226,8 @@ class Verdict(_Model):
     """What was checked, one sentence each; a failed check says what is wrong."""
     evidence: list[str] = []
     """Ids of the messages the checks rest on (results, executions)."""
+    verdicts: list[CheckVerdict] = []
+    """The checks of the answer the status follows from (`bus.verdicts`)."""
 
 
 class ExecRequest(_Payload):

@@ -248,6 +248,8 @@ class Corpus:
         self.files = 0
         self.names: list[str] = []
         """The names of the files indexed, in order."""
+        self.texts: dict[str, str] = {}
+        """Each file's whole text by name (the coder's program reads them as files)."""
         for path in paths:
             for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
                 if file.is_file() and file.suffix.lower() in self.SUFFIXES:
@@ -261,6 +263,7 @@ class Corpus:
         )
         self.files += 1
         self.names.append(file.name)
+        self.texts.setdefault(file.name, text)
 
     def search(self, query: str, k: int = 5) -> list[Hit]:
         """The ``k`` paragraphs most relevant to ``query``."""

@@ -121,8 +121,8 @@ def function_plan(request: PlanRequest, deliverable: Deliverable) -> Plan:
 
 
 def goal_plan(request: PlanRequest) -> Plan:
-    """The first plan for a goal only the coder can work on: one task that answers the goal
-    in its own words, no model asked. A small model's restatement is where its mistakes
+    """The first plan for a goal the coder can work on: one task that answers the goal in
+    its own words, no model asked (the goal's documents are files beside its program). A small model's restatement is where its mistakes
     enter (a wrong formula that the program and its independent check then both follow);
     a replan, with the failure in hand, goes to the model."""
     task = TaskSpec(
@@ -144,7 +144,7 @@ def goal_plan(request: PlanRequest) -> Plan:
         revision=request.revision,
         success_criteria=criteria,
         tasks=[task],
-        rationale="only the coder can work on this goal: one program answers it as stated",
+        rationale="one program answers the goal as stated",
     )
 
 
@@ -181,7 +181,7 @@ class Planner(Role[PlannerSettings]):
             await self.send(function_plan(request, request.deliverable), parent=env)
             return
         first = request.revision == 1 and not request.errors
-        if first and self.settings.one_task_first and self.roles(request) == ("coder",):
+        if first and self.settings.one_task_first and "coder" in self.roles(request):
             await self.send(goal_plan(request), parent=env)
             return
         if self.lessons is None:  # the goal does not change within a run: recall once

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue, model_validator
 
 from bus import Envelope
 from bus.payloads import TaskAssignment, TaskResult
+from bus.verdicts import CheckVerdict
 from roles.errors import TaskFailed
 from roles.memory import Hit
 from roles.settings import ResearcherSettings
@@ -145,6 +146,7 @@ class Researcher(WorkerRole[ResearcherSettings]):
             msg = f"the researcher kept asking questions instead of answering ({consults} asked)"
             raise TaskFailed(msg)
         given = answer.outputs
+        checks = _checks(answer.sources, hits, required=self.settings.require_sources)
         return TaskResult(
             task_id=task.id,
             role=self.name,
@@ -152,7 +154,16 @@ class Researcher(WorkerRole[ResearcherSettings]):
             status="done",
             outputs={name: given[name] for name in task.outputs},  # extra keys are ignored
             summary=answer.summary,
-            checks=_checks(answer.sources, hits, required=self.settings.require_sources),
+            checks=checks,
+            verdicts=[
+                CheckVerdict(
+                    kind="sources",
+                    what=checks[0] if checks else "it cites no document it read",
+                    candidate=task.id,
+                    passed=bool(checks),
+                    independent=True,
+                )
+            ],
         )
 
     async def _ask_human(self, env: Envelope, question: str) -> str:

@@ -93,8 +93,8 @@ class PlannerSettings(RoleSettings):
     has something to read (documents or tools: with neither it can only guess); always
     for scripted answers."""
     one_task_first: bool | None = None
-    """When only the coder can do tasks, the first plan is one coding task that answers the
-    goal as stated (no model call); replans ask the model. Default: on for a live model,
+    """When the coder can do tasks, the first plan is one coding task that answers the goal
+    as stated, with the goal's documents as files (no model call); replans ask the model. Default: on for a live model,
     off for scripted answers."""
 
 
@@ -129,6 +129,16 @@ class CoderSettings(RoleSettings):
     """Check each task's outputs by a second program written independently (a third breaks
     a tie); outputs no check confirmed leave the run ``unverified``. Default: on for live
     models, off for scripted answers (their outputs are then checked only for being there)."""
+    candidates: int = Field(default=3, ge=1, le=4)
+    """With ``cross_check``: candidate programs drawn for a task that gives the ``answer``,
+    each asked another way; the largest group of agreeing values that passes the verifier's
+    check (written from the goal alone) is kept. Drawing stops once two agree and pass."""
+    candidate_attempts: int = Field(default=2, ge=1, le=20)
+    """Runs per candidate (the first try plus fixes): a candidate that keeps failing gives
+    way to a fresh one rather than being repaired again."""
+    verify: bool = True
+    """With ``cross_check``: the verifier writes a check program from the goal alone, before
+    any candidate, and every candidate answer is run against it."""
 
 
 class CriticSettings(RoleSettings):

@@ -11,8 +11,7 @@ serves back instead of running Docker.
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
 from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
@@ -21,10 +20,13 @@ from pydantic import JsonValue
 from bus import Envelope
 from bus.deliverable import Deliverable
 from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
+from bus.verdicts import CheckVerdict
 from roles.coder import function_writer
 from roles.coder.cross_check import quoted_in
 from roles.coder.input_notes import input_notes
 from roles.coder.missing_imports import with_imports
+from roles.coder.protocol import given_values, quoted_documents
+from roles.coder.select import select
 from roles.coder.solve import Program, solve
 from roles.coder.votes import Solved, voted
 from roles.errors import TaskFailed
@@ -33,6 +35,8 @@ from roles.execution import CodeRunner, ExecutionResult, to_payload
 from roles.goal_check import GOAL_CHECK
 from roles.settings import CoderSettings
 from roles.structured import AnswerInvalid, code_from
+from roles.verifier import checks as verifier
+from roles.verifier.checks import Judged
 from roles.worker import WorkerRole
 
 __all__ = ["Coder"]
@@ -41,19 +45,17 @@ LOG_FILE_CAP = 256_000
 """Files larger than this (bytes) are kept as artifacts but not copied into the log."""
 
 SYSTEM = """You are the coder of a team of AI agents. You write one self-contained Python 3
-program for a task. It runs in a sandbox with no network, in a working folder that holds
-inputs.json (the task's input values). Write the task's outputs to outputs.json as one
-JSON object with one key per output (a task with a single output may instead print it).
-Files you write in the working folder are kept as artifacts. The program runs as it is:
-no input(), no command-line arguments, and code at module level (a function you define
-must be called). Shape:
-```python
-import json
-inputs = json.load(open("inputs.json"))
-# ... compute ...
-json.dump({"<output name>": value}, open("outputs.json", "w"))
-```
-Answer with the whole program in one ```python fenced block."""
+program for a task. It runs in a sandbox with no network. The values given with the task
+are already defined as Python variables of those names (and all together in the dict
+`inputs`, also the file inputs.json); the goal's documents are files in the working folder.
+A task with one output prints it; a task with several writes outputs.json, one JSON object
+with one key per output. Files you write in the working folder are kept as artifacts. The
+program runs as it is: no input(), no command-line arguments, and code at module level (a
+function you define must be called). Answer with the whole program in one ```python
+fenced block."""
+
+DOCUMENT_CHARS = 6000
+"""How much of the goal's documents the coder's prompt quotes (all of them are files)."""
 
 RESERVED = frozenset({"inputs.json", "outputs.json"})
 
@@ -81,12 +83,22 @@ class Coder(WorkerRole[CoderSettings]):
             return await self._write_function(env, assignment, assignment.deliverable)
         if task.id == GOAL_CHECK:
             return await self._goal_check(env, assignment)
+        if self.settings.cross_check and "answer" in task.outputs:
+            return await self._selected(env, assignment)
         first = await self._solve(env, assignment, self.prompt(assignment))
         if not self.settings.cross_check or not task.outputs:
             check = (
                 "the program ran and wrote every output (no second computation: cross_check is off)"
             )
-            return self._done(assignment, first, [check], [first.exec_id])
+            ran = CheckVerdict(
+                kind="ran",
+                what=check,
+                candidate=first.exec_id,
+                passed=True,
+                independent=True,
+                evidence=[first.exec_id],
+            )
+            return self._done(assignment, first, [check], [first.exec_id], verdicts=[ran])
 
         async def solve(note: str) -> Solved:
             return await self._solve(env, assignment, self.prompt(assignment, note))
@@ -94,7 +106,53 @@ class Coder(WorkerRole[CoderSettings]):
         vote = await voted(first, solve, quoted_in(assignment.goal))
         if vote.failure:
             self.log.info("check program failed", task=task.id, error=vote.failure[:200])
-        return self._done(assignment, vote.kept, vote.checks, vote.evidence, note=vote.note)
+        agreed = CheckVerdict(
+            kind="agreement",
+            what=vote.checks[0] if vote.checks else (vote.note or "no second program agreed"),
+            candidate=vote.kept.exec_id,
+            passed=bool(vote.checks),
+            independent=False,
+            evidence=vote.evidence,
+        )
+        return self._done(
+            assignment, vote.kept, vote.checks, vote.evidence, note=vote.note, verdicts=[agreed]
+        )
+
+    async def _selected(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
+        """The answer: the verifier's check from the goal alone, then candidates drawn,
+        grouped and selected (`roles.coder.select`)."""
+        task = assignment.task
+        judge: Callable[[list[str]], Awaitable[Judged]] | None = None
+        if self.settings.verify:
+
+            async def ask(messages: list[LLMMessage]) -> str:
+                return (await self.calls.call(messages, parent=env, task_id=task.id)).text
+
+            request = verifier.request(assignment.goal, assignment.inputs, list(self.documents))
+            check = await verifier.written(request, ask)
+
+            async def judge_(answers: list[str]) -> Judged:
+                async def run(code: str, files: dict[str, bytes]) -> tuple[ExecutionResult, str]:
+                    return await self._execute(env, task.id, code, files)
+
+                return await verifier.judge(check, answers, assignment.inputs, run)
+
+            judge = judge_
+
+        async def draw(note: str) -> Solved:
+            convo = self.prompt(assignment, note)
+            return await self._solve(env, assignment, convo, self.settings.candidate_attempts)
+
+        chosen = await select(
+            draw, judge, "answer", quoted_in(assignment.goal), self.settings.candidates
+        )
+        for failure in chosen.failures:
+            self.log.info("candidate failed", task=task.id, error=failure[:200])
+        checks = [v.what for v in chosen.verdicts if v.passed]
+        evidence = [e for v in chosen.verdicts if v.passed for e in v.evidence]
+        return self._done(
+            assignment, chosen.kept, checks, evidence, note=chosen.note, verdicts=chosen.verdicts
+        )
 
     async def _goal_check(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """One program that answers the whole goal, itself the check of the plan's answer
@@ -108,7 +166,15 @@ class Coder(WorkerRole[CoderSettings]):
             solved = Solved(outputs, {}, "", 0)
             return self._done(assignment, solved, [], [], note=note)
         check = "it is itself the independent check of the plan's answer"
-        return self._done(assignment, solved, [check], [solved.exec_id])
+        itself = CheckVerdict(
+            kind="goal_check",
+            what=check,
+            candidate=solved.exec_id,
+            passed=True,
+            independent=True,
+            evidence=[solved.exec_id],
+        )
+        return self._done(assignment, solved, [check], [solved.exec_id], verdicts=[itself])
 
     def _done(
         self,
@@ -117,6 +183,7 @@ class Coder(WorkerRole[CoderSettings]):
         checks: list[str],
         evidence: list[str],
         note: str = "",
+        verdicts: list[CheckVerdict] | None = None,
     ) -> TaskResult:
         task = assignment.task
         summary = f"succeeded after {solved.attempts} attempt(s)"
@@ -130,10 +197,15 @@ class Coder(WorkerRole[CoderSettings]):
             summary=f"{summary}; unchecked: {note}" if note else summary,
             checks=checks,
             evidence=evidence,
+            verdicts=verdicts or [],
         )
 
     async def _solve(
-        self, env: Envelope, assignment: TaskAssignment, convo: list[LLMMessage]
+        self,
+        env: Envelope,
+        assignment: TaskAssignment,
+        convo: list[LLMMessage],
+        attempts: int | None = None,
     ) -> Solved:
         """One program that runs and passes the checks, fixed from its problems (bounded;
         `roles.coder.solve`)."""
@@ -151,10 +223,20 @@ class Coder(WorkerRole[CoderSettings]):
             )
 
         program = Program(
-            task.outputs, assignment.inputs, quoted_in(assignment.goal), self.deps.libraries
+            task.outputs,
+            assignment.inputs,
+            quoted_in(assignment.goal),
+            self.deps.libraries,
+            documents=self.documents,
         )
         return await solve(
-            convo, program, ask, execute, self.settings.max_attempts, self._imported, failed
+            convo,
+            program,
+            ask,
+            execute,
+            attempts or self.settings.max_attempts,
+            self._imported,
+            failed,
         )
 
     async def _write_function(
@@ -207,12 +289,21 @@ class Coder(WorkerRole[CoderSettings]):
         _, code, failure, exec_id = best
         checks = [f"its code passed the {len(examples)} examples its docstring states"]
         solved = Solved({"answer": code}, {"solution.py": code.encode()}, exec_id, tries)
-        if failure:
-            return self._done(assignment, solved, [], [], note=failure)
-        if not examples:
-            note = "its docstring states no examples to run (the function is defined)"
-            return self._done(assignment, solved, [], [], note=note)
-        return self._done(assignment, solved, checks, [exec_id])
+        if failure or not examples:
+            note = failure or "its docstring states no examples to run (the function is defined)"
+            missed = CheckVerdict(
+                kind="examples", what=note, candidate=exec_id, passed=False, independent=True
+            )
+            return self._done(assignment, solved, [], [], note=note, verdicts=[missed])
+        held = CheckVerdict(
+            kind="examples",
+            what=checks[0],
+            candidate=exec_id,
+            passed=True,
+            independent=True,
+            evidence=[exec_id],
+        )
+        return self._done(assignment, solved, checks, [exec_id], verdicts=[held])
 
     async def _execute(
         self, env: Envelope, task_id: str, code: str, files: dict[str, bytes]
@@ -256,6 +347,12 @@ class Coder(WorkerRole[CoderSettings]):
             )
         return artifacts
 
+    @property
+    def documents(self) -> dict[str, str]:
+        """The goal's documents by file name (the researcher's corpus)."""
+        corpus = self.deps.corpus
+        return dict(corpus.texts) if corpus is not None else {}
+
     def _imported(self, code: str) -> str:
         """``code`` with the module imports it uses and forgot (`with_imports`)."""
         libraries = self.deps.libraries
@@ -278,13 +375,9 @@ class Coder(WorkerRole[CoderSettings]):
             f"Overall goal: {assignment.goal}",
             f"Your task ({task.id}): {task.description}",
             f"Outputs to produce: {', '.join(task.outputs) or '(none)'}",
-            "inputs.json holds: "
-            + (
-                json.dumps(assignment.inputs, ensure_ascii=False)[:4000]
-                if assignment.inputs
-                else "{}"
-            ),
+            given_values(assignment.inputs),
             *input_notes(assignment.inputs),
+            *quoted_documents(self.documents, DOCUMENT_CHARS),
         ]
         notes = assignment.notes + (self.talk.take_remarks() if not note else [])
         if notes:

@@ -17,6 +17,7 @@ from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
 from pydantic import JsonValue
 
 from roles.coder.checks import CHECKS, Attempt, Check, read_outputs
+from roles.coder.protocol import files_for, unwrapped, wrapped
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
 from roles.execution import ExecutionResult
@@ -41,6 +42,8 @@ class Program:
     quoted: frozenset[float] = frozenset()
     libraries: Manifest | None = None
     checks: tuple[Check, ...] = CHECKS
+    documents: Mapping[str, str] = field(default_factory=dict)
+    """The goal's documents (file name -> text), beside the program as files."""
 
 
 def afresh(request: str, problem: str) -> str:
@@ -71,7 +74,7 @@ async def solve(
     """One program that runs and passes every check, fixed from its problems (bounded);
     ``prepare`` edits a program before it runs (missing imports), ``on_failure`` hears of
     each failed attempt. Raises `TaskFailed` with the last problem."""
-    inputs = _json_bytes(program.inputs)
+    files = files_for(program.inputs, program.documents)
     problem = ""
     ran: set[str] = set()
     asked_afresh = False
@@ -92,7 +95,8 @@ async def solve(
             convo = [convo[0], UserMessage(content=afresh(first_note, problem), source="manager")]
             continue
         ran.add(code.strip())
-        run, exec_id = await execute(code, {"inputs.json": inputs})
+        run, exec_id = await execute(wrapped(code), files)
+        run = unwrapped(run)
         tried = Attempt(
             code, run, program.outputs, program.inputs, program.quoted, program.libraries
         )
@@ -105,9 +109,3 @@ async def solve(
         convo.append(feedback(problem))
     msg = f"code still failing after {max_attempts} attempts: {problem}"
     raise TaskFailed(msg)
-
-
-def _json_bytes(inputs: Mapping[str, JsonValue]) -> bytes:
-    import json
-
-    return json.dumps(dict(inputs), ensure_ascii=False).encode()

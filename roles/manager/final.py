@@ -8,6 +8,7 @@ import json
 from pydantic import JsonValue
 
 from bus.payloads import Final, Verdict
+from bus.verdicts import CheckVerdict
 from roles.budget import BudgetTracker
 from roles.goal_check import GOAL_CHECK, OUTPUT, judged
 from roles.manager.ledger import Ledger
@@ -19,6 +20,7 @@ __all__ = [
     "final_message",
     "final_summary",
     "synthesize",
+    "unverified_reason",
     "verdict_of",
 ]
 
@@ -82,34 +84,51 @@ def synthesize(
 def verdict_of(
     answer: str | None,
     sources: list[str],
-    checked: dict[str, tuple[list[str], list[str]]],
-    goal_check: tuple[str, JsonValue] | None = None,
+    checked: dict[str, list[CheckVerdict]],
+    goal_check: tuple[str, JsonValue, list[CheckVerdict]] | None = None,
 ) -> Verdict:
-    """Whether the answer is verified: there is one, every task it comes from checked its
-    outputs (the coder by a second, independent program; the researcher by its sources),
-    and, for a plan given the goal check (``goal_check``: the goal, and the independent
-    answer or None when none was computed), a program answering the whole goal on its own
-    agrees. Each check and each gap is a sentence; the evidence is the checks' messages."""
+    """Whether the answer is verified, by one rule for every plan shape: there is an answer,
+    no check of it failed, and at least one check written without seeing it passed. The
+    checks are the verdicts of the tasks it comes from and, for a plan given the goal check
+    (``goal_check``: the goal, the independent answer or None, that task's verdicts), the
+    goal check's agreement with it."""
     if answer is None or not answer.strip():
         return Verdict(verified=False, checks=["no task produced an answer to the goal"])
-    checks: list[str] = []
-    evidence: list[str] = []
-    verified = True
+    verdicts: list[CheckVerdict] = []
     if goal_check is not None:
-        goal, independent = goal_check
+        goal, independent, shown = goal_check
         agreed, said = judged(answer, independent, goal)
-        verified = agreed
-        checks.append(said)
-        evidence += checked.get(GOAL_CHECK, ([], []))[1] if agreed else []
+        evidence = [e for v in shown for e in v.evidence] if agreed else []
+        verdicts.append(
+            CheckVerdict(
+                kind="goal_check",
+                what=said,
+                candidate="answer",
+                passed=agreed,
+                independent=True,
+                evidence=evidence,
+            )
+        )
     for tid in sources:
-        done, shown = checked.get(tid, ([], []))
-        if done:
-            checks += [f"{tid}: {c}" for c in done]
-            evidence += shown
-        else:
-            verified = False
-            checks.append(f"{tid}: its outputs were not checked")
-    return Verdict(verified=verified, checks=checks, evidence=evidence)
+        verdicts += [
+            v.model_copy(update={"what": f"{tid}: {v.what}"}) for v in checked.get(tid, [])
+        ]
+    failed = [v for v in verdicts if not v.passed]
+    held = [v for v in verdicts if v.passed and v.independent]
+    verified = not failed and bool(held)
+    checks = [v.what for v in verdicts]
+    if not held:
+        checks.append("no check written without seeing the answer passed it")
+    evidence = [e for v in verdicts if v.passed for e in v.evidence]
+    return Verdict(verified=verified, checks=checks, evidence=evidence, verdicts=verdicts)
+
+
+def unverified_reason(verdict: Verdict) -> str:
+    """Why an answer is not verified: its failed checks, or that no independent one passed."""
+    failed = [v.what for v in verdict.verdicts if not v.passed]
+    if failed:
+        return "; ".join(failed)
+    return verdict.checks[-1] if verdict.checks else "its answer was not checked"
 
 
 def final_summary(
@@ -141,15 +160,12 @@ def final_message(
     _, sources = synthesize(ledger.completed, scheduler)
     goal_check = None
     if scheduler is not None and GOAL_CHECK in scheduler.status:
-        goal_check = (goal, ledger.completed.get(GOAL_CHECK, {}).get(OUTPUT))
+        independent = ledger.completed.get(GOAL_CHECK, {}).get(OUTPUT)
+        goal_check = (goal, independent, ledger.checked.get(GOAL_CHECK, []))
     verdict = verdict_of(answer, sources, ledger.checked, goal_check)
     if status == "succeeded" and not verdict.verified:  # success is checked, not declared
         status = "unverified" if answer else "failed"
-        reason = reason or "; ".join(
-            c
-            for c in verdict.checks
-            if "not checked" in c or "no task" in c or c.startswith(GOAL_CHECK)
-        )
+        reason = reason or unverified_reason(verdict)
     done, failed = len(ledger.completed), len(ledger.failed)
     return Final(
         status=status,  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pydantic import JsonValue
 
 from bus.payloads import Artifact, TaskResult
+from bus.verdicts import CheckVerdict
 
 __all__ = ["InFlight", "Ledger"]
 
@@ -51,8 +52,8 @@ class Ledger:
     artifacts: list[Artifact] = field(default_factory=list)
     retry_notes: dict[str, str] = field(default_factory=dict)
     """Why a task's last attempt failed, told to its next attempt."""
-    checked: dict[str, tuple[list[str], list[str]]] = field(default_factory=dict)
-    """How each task done checked its outputs: (checks, evidence ids), by task id."""
+    checked: dict[str, list[CheckVerdict]] = field(default_factory=dict)
+    """How each task done checked its outputs: its verdicts, by task id."""
 
     def send(self, assignment_id: str, flight: InFlight) -> None:
         """An assignment goes out (recorded before it is published, so its result is known)."""

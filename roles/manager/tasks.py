@@ -91,7 +91,7 @@ def settle(
     ledger.artifacts += result.artifacts
     current = sched is not None and flight.revision == revision and flight.task_id in sched.status
     if result.status == "done":
-        ledger.checked[flight.task_id] = (list(result.checks), list(result.evidence))
+        ledger.checked[flight.task_id] = list(result.verdicts)
     if sched is None or not current:
         if result.status == "done":
             ledger.completed[flight.task_id] = dict(result.outputs)

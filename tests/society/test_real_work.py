@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from bus.payloads import Final
+from roles.coder.protocol import LINE
 from roles.planner import plan_shape
 
 from .conftest import RunYaml, payloads, records
@@ -40,10 +42,26 @@ json.dump({"answer": f"{(int(i['end'][:4]) - 1990) * 10} days"}, open("outputs.j
 """
 
 
-def scenario(*coder: tuple[str | None, str], cross_check: bool = True) -> str:
+NON_NEGATIVE = """
+def check(answer, numbers):
+    assert numbers, "the answer states no number"
+    assert numbers[0] >= 0, "a number of days is never negative"
+"""
+VACUOUS = """
+def check(answer, numbers):
+    pass
+"""
+
+
+def scenario(
+    *coder: tuple[str | None, str], cross_check: bool = True, verifier: str = NON_NEGATIVE
+) -> str:
     """A one-task plan that names no input (the task still gets the goal's values) and the
-    coder's answers: (pattern or None, program)."""
+    coder's answers: (pattern or None, program); with ``cross_check``, first the verifier's
+    check program (its request ends "Write `check(answer, numbers)`")."""
     answers = []
+    if cross_check:
+        coder = (("Write .check", verifier), *coder)
     for match, program in coder:
         block = "        ```python" + "".join(
             f"\n        {line}" for line in program.strip().splitlines()
@@ -84,73 +102,77 @@ async def test_a_task_that_names_no_input_still_gets_the_goals_values(run_yaml: 
     assert "cross_check is off" in outcome.final.verdict.checks[0]
 
 
-async def test_a_wrong_value_the_check_catches_is_replaced_by_the_majority(
+def kinds(final: Final) -> dict[str, bool]:
+    """The final verdict's checks: kind -> passed."""
+    assert final.verdict is not None
+    return {v.kind: v.passed for v in final.verdict.verdicts}
+
+
+async def test_agreeing_candidates_that_pass_the_verifiers_check_verify_the_answer(
     run_yaml: RunYaml,
 ) -> None:
-    outcome = await run_yaml(
-        scenario(("disagree", DAYS_OTHER), ("independent check", DAYS), (None, WRONG))
-    )
+    outcome = await run_yaml(scenario(("independent check", DAYS_OTHER), (None, DAYS)))
     final = outcome.final
     assert final is not None and final.status == "succeeded", final
     assert final.answer == "319 days"
-    assert final.verdict is not None and final.verdict.verified
-    (check,) = final.verdict.checks
-    assert check.startswith("count: two of three programs") and "-19 days" in check
+    assert kinds(final) == {"agreement": True, "property": True}
     runs = {
         r.envelope.id
         for r in records(outcome)
         if r.envelope and r.envelope.payload.type == "exec_result"
     }
-    assert set(final.verdict.evidence) <= runs and len(final.verdict.evidence) == 2
+    assert final.verdict is not None and set(final.verdict.evidence) <= runs
+    assert len(payloads(outcome, "exec_request")) == 3  # two candidates, one check run
 
 
-async def test_a_wrong_value_no_check_confirms_does_not_end_succeeded(run_yaml: RunYaml) -> None:
+async def test_a_second_program_repeating_the_first_misreading_does_not_verify_it(
+    run_yaml: RunYaml,
+) -> None:
+    # two programs from one model agree on -19 days; the verifier's check, written from the
+    # goal alone, fails it, so a third is drawn and the pair is not taken
+    wrong_again = WRONG.replace("i = json", "values = json").replace("i[", "values[")
     outcome = await run_yaml(
-        scenario(("disagree", OTHER_WRONG), ("independent check", DAYS), (None, WRONG))
+        scenario(("another way", DAYS), ("independent check", wrong_again), (None, WRONG))
+    )
+    final = outcome.final
+    assert final is not None and final.status == "unverified", final
+    assert final.answer == "319 days"  # the only values that pass the check
+    assert kinds(final) == {"agreement": False, "property": True}
+    assert "no other candidate program gave these values" in final.reason
+
+
+async def test_a_check_that_passes_an_empty_answer_verifies_nothing(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(
+        scenario(("independent check", DAYS_OTHER), (None, DAYS), verifier=VACUOUS)
+    )
+    final = outcome.final
+    assert final is not None and final.status == "unverified", final
+    assert kinds(final) == {"agreement": True}
+    (result,) = [r for r in payloads(outcome, "result") if r.status == "done"]
+    assert "passes an empty answer" in result.summary
+
+
+async def test_candidates_that_all_disagree_do_not_end_succeeded(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(
+        scenario(("another way", OTHER_WRONG), ("independent check", DAYS), (None, WRONG))
     )
     final = outcome.final
     assert final is not None and final.status == "unverified", final
     assert outcome.exit_code == 1
+    assert final.answer == "319 days"  # of three groups, the one that passes the check
     assert final.verdict is not None and not final.verdict.verified
-    assert final.verdict.checks == ["count: its outputs were not checked"]
-    (result,) = [r for r in payloads(outcome, "result") if r.status == "done"]
-    assert "three programs disagree" in result.summary
 
 
-async def test_agreeing_programs_verify_the_answer(run_yaml: RunYaml) -> None:
-    outcome = await run_yaml(scenario(("independent check", DAYS_OTHER), (None, DAYS)))
-    final = outcome.final
-    assert final is not None and final.status == "succeeded", final
-    assert final.verdict is not None
-    assert final.verdict.checks == [
-        "count: a second program, written independently, gave the same values"
-    ]
-
-
-async def test_the_same_program_twice_is_no_check_and_another_way_is_asked(
-    run_yaml: RunYaml,
-) -> None:
+async def test_the_same_program_twice_is_one_computation(run_yaml: RunYaml) -> None:
     outcome = await run_yaml(
         scenario(("another way", DAYS_OTHER), ("independent check", DAYS), (None, DAYS))
     )
     final = outcome.final
     assert final is not None and final.status == "succeeded", final
-    assert final.verdict is not None and final.verdict.checks == [
-        "count: a second program, written another way, gave the same values"
-    ]
-    assert len(payloads(outcome, "exec_request")) == 3
-
-
-async def test_a_tie_broken_by_a_copy_of_one_side_is_not_verified(run_yaml: RunYaml) -> None:
-    # top-two-words (1.5B): the third program was the first again, and "confirmed" it
-    outcome = await run_yaml(
-        scenario(("disagree", WRONG), ("independent check", DAYS), (None, WRONG))
-    )
-    final = outcome.final
-    assert final is not None and final.status == "unverified", final
-    assert final.answer == "-19 days"
-    (result,) = [r for r in payloads(outcome, "result") if r.status == "done"]
-    assert "three programs disagree" in result.summary
+    assert final.verdict is not None
+    (agreement,) = [v for v in final.verdict.verdicts if v.kind == "agreement"]
+    assert agreement.what == "count: 2 candidate programs, each drawn apart, gave these values"
+    assert len(agreement.evidence) == 3  # three programs, two computations
 
 
 LITERAL = """
@@ -376,7 +398,7 @@ async def test_a_module_the_program_forgot_to_import_is_imported_before_it_runs(
     outcome = await run_yaml(FORGOT_IMPORT)
     assert outcome.final is not None and outcome.final.answer == "Sunday", outcome.final
     (request,) = payloads(outcome, "exec_request")
-    assert request.code.startswith("import datetime\nimport json\n")
+    assert request.code.removeprefix(LINE).startswith("import datetime\nimport json\n")
 
 
 SAME_AGAIN = """

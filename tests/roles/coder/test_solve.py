@@ -11,6 +11,7 @@ import pytest
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 
 from roles.coder.checks import CHECKS, Attempt
+from roles.coder.protocol import LINE
 from roles.coder.solve import Program, solve
 from roles.errors import TaskFailed
 from roles.execution import ExecutionResult
@@ -38,6 +39,8 @@ class Fakes:
         return self.replies.pop(0)
 
     async def execute(self, code: str, files: dict[str, bytes]) -> tuple[ExecutionResult, str]:
+        assert code.startswith(LINE)  # the runner's prelude comes first
+        code = code.removeprefix(LINE)
         self.ran.append((code.strip(), files))
         run = self.runs.get(code.strip(), ExecutionResult(exit_code=1, stderr="SyntaxError: bad"))
         return run, f"exec-{len(self.ran)}"

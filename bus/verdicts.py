@@ -1,0 +1,37 @@
+"""One shape for every check of an answer: what was checked, on which candidate, whether it
+passed, whether it was written without seeing the candidate, and the messages that show it.
+A run's final status follows from these values by one rule (`roles.manager.final`), never
+from the wording of a sentence."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from bus.payload_base import _Model
+
+__all__ = ["CheckKind", "CheckVerdict"]
+
+CheckKind = Literal["property", "examples", "agreement", "goal_check", "sources", "ran"]
+"""- ``property``: a check program the verifier wrote from the goal alone, before any candidate;
+- ``examples``: the examples the goal itself states (a function's docstring);
+- ``agreement``: another candidate, drawn apart, gave the same values;
+- ``goal_check``: a program answering the whole goal on its own agrees with the plan's answer;
+- ``sources``: the researcher's answer cites passages it read;
+- ``ran``: the program ran and wrote every output, and nothing else was asked (the run's
+  checks are off: scripted answers)."""
+
+
+class CheckVerdict(_Model):
+    """One check of one candidate answer."""
+
+    kind: CheckKind
+    what: str
+    """What was checked, or what is wrong, in one sentence for the person."""
+    candidate: str = ""
+    """Which candidate: the id of its execution's result, or a task id."""
+    passed: bool
+    independent: bool
+    """Written without seeing the candidate (an answer is `succeeded` only when one such
+    check passed, and no check failed)."""
+    evidence: list[str] = []
+    """Ids of the messages the check rests on (its executions)."""

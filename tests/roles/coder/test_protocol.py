@@ -1,0 +1,72 @@
+"""The program protocol in the real sandbox: a program that uses ``inputs`` without loading
+it, reads a value by its name, prints its answer, writes a date, a decimal or a numpy value,
+or reads a document, runs; its errors name its own line numbers."""
+
+from __future__ import annotations
+
+import json
+from typing import cast
+
+import pytest
+from pydantic import JsonValue
+
+from roles.coder.checks import read_outputs
+from roles.coder.protocol import files_for, unwrapped, wrapped
+from roles.execution import CodeRunner, ExecutionResult
+
+pytestmark = [pytest.mark.docker, pytest.mark.timeout(120)]
+
+
+async def run(
+    sandbox: object, code: str, inputs: dict[str, JsonValue], docs: dict[str, str]
+) -> ExecutionResult:
+    code_runner = cast(CodeRunner, sandbox)
+    files = files_for(inputs, docs)
+    return unwrapped(await code_runner.execute(wrapped(code), files, 20))
+
+
+async def test_inputs_used_without_loading_them_and_a_printed_answer(
+    shared_sandbox: object,
+) -> None:
+    code = "print(inputs['n'] * 2, n + 1)"
+    result = await run(shared_sandbox, code, {"n": 20}, {})
+    assert result.ok, result.stderr
+    assert read_outputs(["answer"], result) == {"answer": "40 21"}
+
+
+async def test_dates_decimals_and_numpy_values_are_written_as_json(shared_sandbox: object) -> None:
+    code = """
+import datetime, decimal, json
+import numpy as np
+d = datetime.date.fromisoformat(start) + datetime.timedelta(days=3)
+json.dump({"day": d, "cost": decimal.Decimal("1.25"), "n": np.int64(7), "v": np.array([1, 2])},
+          open("outputs.json", "w"))
+"""
+    result = await run(shared_sandbox, code, {"start": "2024-02-27"}, {})
+    assert result.ok, result.stderr
+    assert json.loads(result.files["outputs.json"]) == {
+        "day": "2024-03-01",
+        "cost": 1.25,
+        "n": 7,
+        "v": [1, 2],
+    }
+    assert "society_prelude.py" not in result.files
+
+
+async def test_a_document_is_a_file_beside_the_program(shared_sandbox: object) -> None:
+    code = "print(open('tariff.md').read().split()[-1])"
+    result = await run(shared_sandbox, code, {}, {"tariff.md": "# Tariff\nrate 0.25"})
+    assert result.ok, result.stderr
+    assert result.stdout.strip() == "0.25"
+
+
+async def test_an_error_names_the_programs_own_line(shared_sandbox: object) -> None:
+    result = await run(shared_sandbox, "x = 1\ny = x / 0\n", {}, {})
+    assert not result.ok
+    assert 'File "main.py", line 2' in result.stderr
+
+
+async def test_an_input_named_like_a_builtin_does_not_hide_it(shared_sandbox: object) -> None:
+    result = await run(shared_sandbox, "print(sum([1, 2]), inputs['sum'])", {"sum": 9}, {})
+    assert result.ok, result.stderr
+    assert result.stdout.strip() == "3 9"
