@@ -125,14 +125,18 @@ def goal_plan(request: PlanRequest) -> Plan:
     its own words, no model asked (the goal's documents are files beside its program). A small model's restatement is where its mistakes
     enter (a wrong formula that the program and its independent check then both follow);
     a replan, with the failure in hand, goes to the model."""
+    source = (
+        "from the values given with it"
+        if request.goal_inputs
+        else "from the numbers and facts the goal itself states (no values are given apart)"
+    )
     task = TaskSpec(
         id="solve",
         role="coder",
         description=(
-            "Answer the overall goal exactly as it is stated: the program computes every "
-            "value the goal asks for from the values given with it (none worked out "
-            "beforehand and written in), and writes `answer`: one sentence that states "
-            "each computed value."
+            f"Answer the overall goal exactly as it is stated: the program computes every "
+            f"value the goal asks for {source} (none worked out beforehand and written in), "
+            "and gives `answer`: one sentence that states each computed value."
         ),
         inputs=list(request.goal_inputs),
         outputs=["answer"],
@@ -181,7 +185,7 @@ class Planner(Role[PlannerSettings]):
             await self.send(function_plan(request, request.deliverable), parent=env)
             return
         first = request.revision == 1 and not request.errors
-        if first and self.settings.one_task_first and "coder" in self.roles(request):
+        if first and self.settings.one_task_first and self._one_program(request):
             await self.send(goal_plan(request), parent=env)
             return
         if self.lessons is None:  # the goal does not change within a run: recall once
@@ -226,6 +230,13 @@ class Planner(Role[PlannerSettings]):
         except (ModelAnswerError, TaskFailed) as exc:
             text = f"(the planner could not answer: {exc})"
         await self.talk.reply(env, text)
+
+    def _one_program(self, request: PlanRequest) -> bool:
+        """Whether one coding task can take the whole goal: only the coder can work on it,
+        or what else there is to read are the goal's documents (the coder gets them as files)."""
+        roles = self.roles(request)
+        documents = self.deps.corpus is not None and bool(self.deps.corpus.names)
+        return roles == ("coder",) or ("coder" in roles and documents)
 
     def roles(self, request: PlanRequest) -> tuple[str, ...]:
         """The roles a plan may use: the run's, less the researcher when it may not be

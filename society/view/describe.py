@@ -39,6 +39,7 @@ from bus.payloads import (
     ToolCall,
     Usage,
 )
+from roles.coder.protocol import LINE as PRELUDE_LINE
 from society.view.terminal_text import safe_line
 
 __all__ = ["Asked", "Described", "describe"]
@@ -156,7 +157,7 @@ def _describe(p: Payload, env: Envelope | None, asked: Asked | None) -> Describe
                 f"{mark} {p.task_id} {p.status}{error}"[:200],
             )
         case ExecRequest():
-            n = len(p.code.splitlines())
+            n = len(p.code.removeprefix(PRELUDE_LINE).splitlines())  # the program's own
             return Described(
                 _cut(f"run {n} lines of {p.language}"), [f"runs code ({n} lines) in the sandbox"]
             )
