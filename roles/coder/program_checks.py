@@ -146,8 +146,17 @@ def missing_inputs(code: str, inputs: Mapping[str, JsonValue]) -> list[str]:
     tree = _parse(code)
     if tree is None:
         return []
-    names = _loaded_from_inputs(tree)
+    names = _loaded_from_inputs(tree) | _prelude_inputs(tree)
     return sorted(_input_keys(tree, names) - set(inputs)) if names else []
+
+
+def _prelude_inputs(tree: ast.Module) -> set[str]:
+    """``inputs`` when the code reads it without binding it (the runner's prelude defines it)."""
+    bound = any(
+        isinstance(n, ast.Name) and n.id == "inputs" and isinstance(n.ctx, ast.Store)
+        for n in ast.walk(tree)
+    )
+    return set() if bound else {"inputs"}
 
 
 def _absent(absent: list[str], inputs: Mapping[str, JsonValue]) -> str:

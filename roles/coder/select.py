@@ -1,7 +1,9 @@
 """Solve, verify, select: the answer to a goal is drawn as several candidate programs (each
 asked another way, so each is its own computation), grouped by the values they give, and
 the largest group that passes the verifier's check — written from the goal alone before any
-candidate — is kept (dual agreement). Drawing stops early once two programs with different
+candidate — is kept (dual agreement). A check that fails every candidate is set aside: at
+1.5B the verifier often writes out an answer of its own and compares, and candidates drawn
+apart are likelier right than one such check. Drawing stops early once two programs with different
 code agree and pass the check. Every check of the kept answer is one typed verdict
 (`bus.verdicts`): the verifier's check (independent of the answer) and the agreement of
 candidates (not: one model, one prompt, can misread a goal twice the same way).
@@ -121,6 +123,9 @@ async def select(
     groups = groups_of(cands, quoted)
     if judge is not None and (judged is None or len(judged.outcomes) != len(groups)):
         judged = await judge([_answer(g.kept, output) for g in groups])
+    if judged is not None and judged.usable and all(o != "pass" for o, _ in judged.outcomes):
+        why = "it fails every candidate, so it is likelier wrong than all of them"
+        judged = Judged(judged.outcomes, False, why, judged.exec_id)
     best = _best(groups, judged)
     verdicts, note = _verdicts(best, groups, judged)
     return Selection(best.kept, verdicts, note, drawn, failures)
@@ -177,5 +182,5 @@ def _verdicts(
         )
     )
     if not passed:
-        return verdicts, f"every group of values fails the verifier's check ({message})"
+        return verdicts, f"it fails the verifier's check ({message})"
     return verdicts, "" if n >= 2 else "no second candidate agreed"

@@ -4,6 +4,7 @@ catch nothing, so it counts for nothing)."""
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -16,7 +17,16 @@ from roles.coder.protocol import files_for, given_values, unwrapped, wrapped
 from roles.execution import ExecutionResult
 from roles.structured import AnswerInvalid, code_from
 
-__all__ = ["SYSTEM", "Judged", "Run", "VerifierCheck", "judge", "request", "written"]
+__all__ = [
+    "SYSTEM",
+    "Judged",
+    "Run",
+    "VerifierCheck",
+    "definitions",
+    "judge",
+    "request",
+    "written",
+]
 
 SYSTEM = """You check a teammate's answer to a goal without seeing it. From the goal alone,
 write a Python function `check(answer, numbers)` that raises AssertionError, with a short
@@ -29,8 +39,15 @@ right answer must satisfy, for example:
   a root found, decode what was encoded, add back what was subtracted);
 - defining properties: parts add up to the total they split; a sorted list is in order;
 - the examples the goal itself states.
-The goal's values are defined as variables before `check` runs. Keep it short; do not
-guess the answer. Answer with one ```python block that defines `check`."""
+Never work out the expected answer and compare with it: a right answer computed another way
+must pass. The goal's values are defined as variables before `check` runs. Keep it short.
+For example, for "What fraction of the 40 marbles are red, if 10 are red?":
+```python
+def check(answer, numbers):
+    assert numbers, "the answer states no number"
+    assert 0 <= numbers[-1] <= 1 or "/" in answer, "a fraction of a whole lies in [0, 1]"
+```
+Answer with one ```python block that defines `check`."""
 
 HARNESS = """
 import json as _json
@@ -94,9 +111,24 @@ async def written(messages: list[LLMMessage], ask: Ask) -> VerifierCheck:
     """The check program from the model's reply (none when the reply holds no code)."""
     reply = await ask(messages)
     try:
-        return VerifierCheck(code_from(reply))
+        return VerifierCheck(definitions(code_from(reply)))
     except AnswerInvalid as exc:
         return VerifierCheck("", f"the verifier wrote no check program: {exc}")
+
+
+KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)
+
+
+def definitions(code: str) -> str:
+    """Only what the check program defines: imports, functions, classes, constants (a small
+    model adds calls of its own, with made-up answers, that would fail before any candidate
+    is checked)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    tree.body = [node for node in tree.body if isinstance(node, KEPT)]
+    return ast.unparse(tree)
 
 
 async def judge(

@@ -8,7 +8,7 @@ from typing import cast
 import pytest
 
 from roles.execution import CodeRunner, ExecutionResult
-from roles.verifier.checks import VerifierCheck, judge, request
+from roles.verifier.checks import VerifierCheck, definitions, judge, request
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(120)]
 
@@ -55,3 +55,10 @@ def test_the_verifier_sees_the_goal_and_values_and_no_answer() -> None:
     messages = request("What is the square root of n?", {"n": 144}, ["table.csv"])
     text = "\n".join(str(m.content) for m in messages)
     assert "n = 144" in text and "table.csv" in text and "check(answer, numbers)" in text
+
+
+def test_only_the_check_programs_definitions_are_kept() -> None:
+    code = 'import math\nLIMIT = 3\ndef check(answer, numbers):\n    assert numbers\ncheck("12", [13.0])\nprint("ok")\n'
+    kept = definitions(code)
+    assert "def check" in kept and "import math" in kept and "LIMIT = 3" in kept
+    assert 'check("12"' not in kept and "print" not in kept

@@ -504,3 +504,53 @@ async def test_an_answer_the_whole_goal_program_disagrees_with_is_not_verified(
     assert final.verdict is not None and not final.verdict.verified
     assert "gave '-19 days', which does not agree with the answer" in final.verdict.checks[0]
     assert final.reason.startswith("goal_check:")
+
+
+async def test_a_plan_whose_last_output_is_not_named_answer_is_still_checked_as_a_whole(
+    run_yaml: RunYaml,
+) -> None:
+    text = two_tasks(WRONG.replace('"answer"', '"independent_answer"'))
+    text = text.replace("outputs: [answer]}", "outputs: [total_days]}").replace(
+        '"Say the days": ', '"Say the days": '
+    )
+    text = text.replace('json.dump({"answer": d}', 'json.dump({"total_days": d}')
+    outcome = await run_yaml(text)
+    final = outcome.final
+    assert final is not None and final.answer == "total_days: 319 days", final
+    (decision,) = payloads(outcome, "plan_decision")
+    assert "goal_check" in decision.repaired
+    assert final.status == "unverified"  # the whole-goal program gave -19 days
+    assert final.verdict is not None
+    assert [v.kind for v in final.verdict.verdicts if not v.passed] == ["goal_check"]
+
+
+DOCUMENT_GOAL = """
+name: documented
+goal:
+  text: Using the documents, what is the largest of the first primes they list?
+models: {default: {provider: scripted}}
+roles: {researcher: {corpus: [corpus]}, planner: {one_task_first: true}}
+sandbox: {timeout_s: 20, pool_size: 1}
+budgets: {wall_s: 120, replans: 0}
+script:
+  coder:
+    - match: 'Document primes.md'
+      answer: |
+        ```python
+        import re
+        text = open("primes.md").read()
+        first = re.search(r"The first primes are ([^.]*)", text).group(1)
+        print(max(int(n) for n in re.findall(r"\\d+", first)))
+        ```
+"""
+
+
+async def test_a_goal_with_documents_gives_the_program_the_documents(run_yaml: RunYaml) -> None:
+    outcome = await run_yaml(DOCUMENT_GOAL)
+    final = outcome.final
+    assert final is not None and final.status == "succeeded", final
+    assert final.answer == "13"
+    (plan,) = payloads(outcome, "plan")
+    assert [(t.id, t.role) for t in plan.tasks] == [("solve", "coder")]  # no model asked
+    (request,) = payloads(outcome, "exec_request")
+    assert "primes.md" in request.input_files

@@ -97,3 +97,11 @@ def test_the_same_code_differently_commented_is_one_program() -> None:
     assert same_program(COMPUTED, spaced)
     assert not same_program(COMPUTED, STATED)
     assert not same_program("print(", "print(")  # not Python: not known to be one
+
+
+def test_inputs_read_without_loading_them_are_checked_against_what_is_given() -> None:
+    from roles.coder.program_checks import missing_inputs
+
+    code = "start = inputs['start_time']\nprint(start)"
+    assert missing_inputs(code, {}) == ["start_time"]
+    assert missing_inputs(code, {"start_time": "09:10"}) == []
