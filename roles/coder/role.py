@@ -11,6 +11,7 @@ serves back instead of running Docker.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
@@ -29,14 +30,15 @@ from roles.coder.protocol import given_values, quoted_documents
 from roles.coder.select import select
 from roles.coder.solve import Program, solve
 from roles.coder.votes import Solved, voted
-from roles.errors import TaskFailed
+from roles.errors import ModelAnswerError, TaskFailed
 from roles.examples import examples_in, passed_of
 from roles.execution import CodeRunner, ExecutionResult, to_payload
 from roles.goal_check import GOAL_CHECK
 from roles.settings import CoderSettings
 from roles.structured import AnswerInvalid, code_from
 from roles.verifier import checks as verifier
-from roles.verifier.checks import Judged
+from roles.verifier.checks import Judged, VerifierCheck
+from roles.verifier.spec import AnswerSpec, check_program
 from roles.worker import WorkerRole
 
 __all__ = ["Coder"]
@@ -124,12 +126,7 @@ class Coder(WorkerRole[CoderSettings]):
         task = assignment.task
         judge: Callable[[list[str]], Awaitable[Judged]] | None = None
         if self.settings.verify:
-
-            async def ask(messages: list[LLMMessage]) -> str:
-                return (await self.calls.call(messages, parent=env, task_id=task.id)).text
-
-            request = verifier.request(assignment.goal, assignment.inputs, list(self.documents))
-            check = await verifier.written(request, ask)
+            check = await self._verifier_check(env, assignment)
 
             async def judge_(answers: list[str]) -> Judged:
                 async def run(code: str, files: dict[str, bytes]) -> tuple[ExecutionResult, str]:
@@ -153,6 +150,20 @@ class Coder(WorkerRole[CoderSettings]):
         return self._done(
             assignment, chosen.kept, checks, evidence, note=chosen.note, verdicts=chosen.verdicts
         )
+
+    async def _verifier_check(self, env: Envelope, assignment: TaskAssignment) -> VerifierCheck:
+        """The verifier's check: what every right answer must be, stated from the goal, its
+        values and its documents' names alone (no candidate exists yet), as a program."""
+        request = verifier.request(assignment.goal, assignment.inputs, list(self.documents))
+        try:
+            spec = await self.calls.structured(
+                request, AnswerSpec, what="answer spec", parent=env, task_id=assignment.task.id
+            )
+        except (ModelAnswerError, TaskFailed) as exc:
+            return VerifierCheck("", f"the verifier stated nothing usable: {exc}")
+        given = json.dumps(assignment.inputs, ensure_ascii=False)
+        quoted = quoted_in(assignment.goal) | quoted_in(given)
+        return VerifierCheck(check_program(spec, quoted))
 
     async def _goal_check(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """One program that answers the whole goal, itself the check of the plan's answer

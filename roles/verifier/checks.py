@@ -1,10 +1,9 @@
-"""The verifier's check program: asked of the model from the goal alone, then run once over
-several candidate answers (and an empty one: a check that passes no answer at all could
-catch nothing, so it counts for nothing)."""
+"""The verifier's check program (`roles.verifier.spec`: made from what the verifier stated
+from the goal alone), run once over several candidate answers and an empty one: a check that
+passes no answer at all could catch nothing, so it counts for nothing."""
 
 from __future__ import annotations
 
-import ast
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -15,39 +14,9 @@ from pydantic import JsonValue
 from roles.coder.cross_check import numbers
 from roles.coder.protocol import files_for, given_values, unwrapped, wrapped
 from roles.execution import ExecutionResult
-from roles.structured import AnswerInvalid, code_from
+from roles.verifier.spec import SYSTEM
 
-__all__ = [
-    "SYSTEM",
-    "Judged",
-    "Run",
-    "VerifierCheck",
-    "definitions",
-    "judge",
-    "request",
-    "written",
-]
-
-SYSTEM = """You check a teammate's answer to a goal without seeing it. From the goal alone,
-write a Python function `check(answer, numbers)` that raises AssertionError, with a short
-message, when an answer to this goal must be wrong. `answer` is the answer's text;
-`numbers` is the list of the numbers it states, in order, as floats. Check what every
-right answer must satisfy, for example:
-- bounds and kinds: a probability lies in [0, 1]; a count or a number of items is a whole
-  number >= 0; a price is not negative; a name is asked, so the answer must contain words;
-- inverse operations: undo what the goal asks and compare with the goal's values (square
-  a root found, decode what was encoded, add back what was subtracted);
-- defining properties: parts add up to the total they split; a sorted list is in order;
-- the examples the goal itself states.
-Never work out the expected answer and compare with it: a right answer computed another way
-must pass. The goal's values are defined as variables before `check` runs. Keep it short.
-For example, for "What fraction of the 40 marbles are red, if 10 are red?":
-```python
-def check(answer, numbers):
-    assert numbers, "the answer states no number"
-    assert 0 <= numbers[-1] <= 1 or "/" in answer, "a fraction of a whole lies in [0, 1]"
-```
-Answer with one ```python block that defines `check`."""
+__all__ = ["Judged", "Run", "VerifierCheck", "judge", "request"]
 
 HARNESS = """
 import json as _json
@@ -71,7 +40,6 @@ for _text, _numbers in _json.load(open("candidates.json")):
 print(_json.dumps(_results))
 """
 
-Ask = Callable[[list[LLMMessage]], Awaitable[str]]
 Run = Callable[[str, dict[str, bytes]], Awaitable[tuple[ExecutionResult, str]]]
 
 
@@ -105,30 +73,6 @@ def request(goal: str, inputs: Mapping[str, JsonValue], documents: list[str]) ->
         SystemMessage(content=SYSTEM),
         UserMessage(content="\n\n".join(parts), source="manager"),
     ]
-
-
-async def written(messages: list[LLMMessage], ask: Ask) -> VerifierCheck:
-    """The check program from the model's reply (none when the reply holds no code)."""
-    reply = await ask(messages)
-    try:
-        return VerifierCheck(definitions(code_from(reply)))
-    except AnswerInvalid as exc:
-        return VerifierCheck("", f"the verifier wrote no check program: {exc}")
-
-
-KEPT = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef, ast.Assign, ast.AnnAssign)
-
-
-def definitions(code: str) -> str:
-    """Only what the check program defines: imports, functions, classes, constants (a small
-    model adds calls of its own, with made-up answers, that would fail before any candidate
-    is checked)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return code
-    tree.body = [node for node in tree.body if isinstance(node, KEPT)]
-    return ast.unparse(tree)
 
 
 async def judge(

@@ -8,7 +8,8 @@ from typing import cast
 import pytest
 
 from roles.execution import CodeRunner, ExecutionResult
-from roles.verifier.checks import VerifierCheck, definitions, judge, request
+from roles.verifier.checks import VerifierCheck, judge, request
+from roles.verifier.spec import AnswerSpec, check_program
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(120)]
 
@@ -54,11 +55,38 @@ async def test_a_check_that_does_not_run_counts_for_nothing(shared_sandbox: obje
 def test_the_verifier_sees_the_goal_and_values_and_no_answer() -> None:
     messages = request("What is the square root of n?", {"n": 144}, ["table.csv"])
     text = "\n".join(str(m.content) for m in messages)
-    assert "n = 144" in text and "table.csv" in text and "check(answer, numbers)" in text
+    assert "n = 144" in text and "table.csv" in text and "every right answer" in text
 
 
-def test_only_the_check_programs_definitions_are_kept() -> None:
-    code = 'import math\nLIMIT = 3\ndef check(answer, numbers):\n    assert numbers\ncheck("12", [13.0])\nprint("ok")\n'
-    kept = definitions(code)
-    assert "def check" in kept and "import math" in kept and "LIMIT = 3" in kept
-    assert 'check("12"' not in kept and "print" not in kept
+async def test_a_stated_count_catches_a_fraction_and_a_negative_and_not_the_goals_numbers(
+    shared_sandbox: object,
+) -> None:
+    spec = AnswerSpec(kind="count")
+    answers = [
+        "319 days from 2024.5 to the end",  # 2024.5 is quoted from the goal: not judged
+        "319.5 days",
+        "-19 days",
+        "no idea",
+    ]
+    check = VerifierCheck(check_program(spec, [2024.5]))
+    judged = await judge(check, answers, {}, runner(shared_sandbox))
+    assert judged.usable
+    assert [o for o, _ in judged.outcomes] == ["pass", "fail", "fail", "fail"]
+
+
+async def test_a_probability_as_a_fraction_passes_and_one_above_1_fails(
+    shared_sandbox: object,
+) -> None:
+    spec = AnswerSpec(kind="probability")
+    check = VerifierCheck(check_program(spec, []))
+    judged = await judge(
+        check, ["It is 3/8.", "It is 1.25", "about 11.6 %"], {}, runner(shared_sandbox)
+    )
+    assert [o for o, _ in judged.outcomes] == ["pass", "fail", "pass"]
+
+
+async def test_a_yes_or_no_goal_needs_yes_or_no(shared_sandbox: object) -> None:
+    spec = AnswerSpec(kind="yes_or_no")
+    check = VerifierCheck(check_program(spec, []))
+    judged = await judge(check, ["Yes, it is prime.", "It is 7"], {}, runner(shared_sandbox))
+    assert [o for o, _ in judged.outcomes] == ["pass", "fail"]

@@ -42,15 +42,10 @@ json.dump({"answer": f"{(int(i['end'][:4]) - 1990) * 10} days"}, open("outputs.j
 """
 
 
-NON_NEGATIVE = """
-def check(answer, numbers):
-    assert numbers, "the answer states no number"
-    assert numbers[0] >= 0, "a number of days is never negative"
-"""
-VACUOUS = """
-def check(answer, numbers):
-    pass
-"""
+NON_NEGATIVE = "{kind: count, values_asked: 1}"
+"""The verifier's statement: a number of days is a whole number, never negative."""
+UNSTATED = "I cannot say."
+"""A verifier's reply that is no statement (three times: the parse retries)."""
 
 
 def scenario(
@@ -58,10 +53,14 @@ def scenario(
 ) -> str:
     """A one-task plan that names no input (the task still gets the goal's values) and the
     coder's answers: (pattern or None, program); with ``cross_check``, first the verifier's
-    check program (its request ends "Write `check(answer, numbers)`")."""
+    statement of what a right answer must be (a YAML mapping, or text that is none), the
+    first answer without a pattern, as the verifier is asked first."""
     answers = []
     if cross_check:
-        coder = (("Write .check", verifier), *coder)
+        if verifier == UNSTATED:
+            answers += [f"    - answer: {UNSTATED}"] * 3
+        else:
+            answers.append(f"    - answer: {verifier}")
     for match, program in coder:
         block = "        ```python" + "".join(
             f"\n        {line}" for line in program.strip().splitlines()
@@ -141,15 +140,16 @@ async def test_a_second_program_repeating_the_first_misreading_does_not_verify_i
     assert "no other candidate program gave these values" in final.reason
 
 
-async def test_a_check_that_passes_an_empty_answer_verifies_nothing(run_yaml: RunYaml) -> None:
+async def test_agreement_without_a_check_from_the_goal_is_not_verified(run_yaml: RunYaml) -> None:
     outcome = await run_yaml(
-        scenario(("independent check", DAYS_OTHER), (None, DAYS), verifier=VACUOUS)
+        scenario(("independent check", DAYS_OTHER), (None, DAYS), verifier=UNSTATED)
     )
     final = outcome.final
     assert final is not None and final.status == "unverified", final
+    assert final.answer == "319 days"
     assert kinds(final) == {"agreement": True}
     (result,) = [r for r in payloads(outcome, "result") if r.status == "done"]
-    assert "passes an empty answer" in result.summary
+    assert "the verifier stated nothing usable" in result.summary
 
 
 async def test_candidates_that_all_disagree_do_not_end_succeeded(run_yaml: RunYaml) -> None:

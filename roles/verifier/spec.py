@@ -1,0 +1,98 @@
+"""What kind of value every right answer to a goal gives, as the verifier states it from the
+goal alone (a typed value, held to its schema by constrained decoding), and the check program
+made from it: a count is a whole number, not negative; a probability lies in [0, 1]; a
+percentage in [0, 100]; a name, a date, a yes or no is said as one.
+
+Why a kind and not a program or bounds: on train (1.5B), a check program written freely
+compared with an answer the verifier worked out itself, wrongly ("assert answer == '1056'",
+a gcd of 33 for 21), and free bounds were guesses (a largest of 100 for 50,400
+arrangements, whole numbers for a probability); naming one of eight kinds it got right on
+10 of 11 train goals, and a kind cannot smuggle an answer in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["CONDITIONS", "SYSTEM", "AnswerSpec", "check_program"]
+
+SYSTEM = """You check a teammate's answer to a goal without seeing it. From the goal alone,
+say what kind of value every right answer gives:
+- "count": a number of whole things (people, items, days, ways, arrangements, primes);
+- "amount": a quantity that may have decimals (money, a measurement, a rate, an average,
+  a statistic);
+- "probability": a probability or a fraction of a whole, between 0 and 1;
+- "percentage": a percentage, between 0 and 100;
+- "name": a name, a word or a label;
+- "date": a date, a time or a weekday;
+- "yes_or_no": yes or no;
+- "text": a text, such as an encoded or transformed message.
+And how many values the goal asks for. Do not work out the answer. Answer with one JSON
+object."""
+
+Kind = Literal["count", "amount", "probability", "percentage", "name", "date", "yes_or_no", "text"]
+
+
+class AnswerSpec(BaseModel):
+    """What kind of value every right answer gives (the verifier's typed statement)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: Kind
+    values_asked: int = Field(default=1, ge=1, le=6)
+
+
+_NUMBER = "n >= 0 and abs(n - round(n)) < 1e-9"
+CONDITIONS: dict[str, tuple[str, str]] = {
+    "count": (_NUMBER, "a count of whole things is a whole number, not negative"),
+    "amount": ("True", "an amount is a number"),
+    "probability": (
+        "0 <= n <= (100 if '%' in answer else 1)",
+        "a probability lies between 0 and 1 (or 0 and 100 %)",
+    ),
+    "percentage": ("0 <= n <= 100", "a percentage lies between 0 and 100"),
+}
+"""For a kind that is a number: what the answer's computed numbers must hold, and why."""
+
+_PATTERNS = {
+    "name": (r"[A-Za-z]{2,}", "a name or a word is asked, and the answer has none"),
+    "text": (r"[A-Za-z]{2,}", "a text is asked, and the answer has none"),
+    "yes_or_no": (r"(?i)\b(yes|no)\b", "a yes-or-no goal is answered yes or no"),
+    "date": (
+        r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|January|February|March|April|May|June|July|August|"
+        r"September|October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|"
+        r"Saturday|Sunday",
+        "a date, a time or a weekday is asked, and the answer names none",
+    ),
+}
+
+
+def check_program(spec: AnswerSpec, quoted: Iterable[float]) -> str:
+    """``check(answer, numbers)`` for ``spec``. For a number it judges the numbers the answer
+    computed (not ones quoted from the goal or its values; ``a/b`` also as its quotient):
+    as many as the goal asks for must hold the kind's condition, lenient with the extra
+    numbers a sentence states, strict with an answer whose values are all of another kind."""
+    lines = [
+        "import re",
+        f"QUOTED = {sorted(set(quoted))!r}",
+        "",
+        "def check(answer, numbers):",
+    ]
+    if spec.kind in CONDITIONS:
+        held, why = CONDITIONS[spec.kind]
+        lines += [
+            "    assert numbers, 'a number is asked, and the answer states none'",
+            "    computed = [n for n in numbers if not any(abs(n - q) < 1e-9 for q in QUOTED)]",
+            "    ratios = [int(a) / int(b) for a, b in re.findall(r'(\\d+)\\s*/\\s*(\\d+)', answer)"
+            " if int(b)]",
+            "    judged = (computed or numbers) + ratios",
+            f"    assert sum(1 for n in judged if {held}) >= min({spec.values_asked}, len(judged)),"
+            f" {why!r}",
+        ]
+    else:
+        pattern, why = _PATTERNS[spec.kind]
+        lines.append(f"    assert re.search({pattern!r}, answer), {why!r}")
+    return "\n".join(lines) + "\n"
