@@ -21,7 +21,7 @@ from pydantic import JsonValue
 from bus import Envelope
 from bus.deliverable import Deliverable
 from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
-from bus.verdicts import CheckVerdict
+from bus.verdicts import CheckKind, CheckVerdict
 from roles.coder import function_writer
 from roles.coder.cross_check import quoted_in
 from roles.coder.input_notes import input_notes
@@ -92,15 +92,7 @@ class Coder(WorkerRole[CoderSettings]):
             check = (
                 "the program ran and wrote every output (no second computation: cross_check is off)"
             )
-            ran = CheckVerdict(
-                kind="ran",
-                what=check,
-                candidate=first.exec_id,
-                passed=True,
-                independent=True,
-                evidence=[first.exec_id],
-            )
-            return self._done(assignment, first, [check], [first.exec_id], verdicts=[ran])
+            return self._held(assignment, first, "ran", check)
 
         async def solve(note: str) -> Solved:
             return await self._solve(env, assignment, self.prompt(assignment, note))
@@ -177,15 +169,21 @@ class Coder(WorkerRole[CoderSettings]):
             solved = Solved(outputs, {}, "", 0)
             return self._done(assignment, solved, [], [], note=note)
         check = "it is itself the independent check of the plan's answer"
-        itself = CheckVerdict(
-            kind="goal_check",
-            what=check,
+        return self._held(assignment, solved, "goal_check", check)
+
+    def _held(
+        self, assignment: TaskAssignment, solved: Solved, kind: CheckKind, what: str
+    ) -> TaskResult:
+        """Done, with one check written without seeing ``solved`` that it passed."""
+        held = CheckVerdict(
+            kind=kind,
+            what=what,
             candidate=solved.exec_id,
             passed=True,
             independent=True,
             evidence=[solved.exec_id],
         )
-        return self._done(assignment, solved, [check], [solved.exec_id], verdicts=[itself])
+        return self._done(assignment, solved, [what], [solved.exec_id], verdicts=[held])
 
     def _done(
         self,
@@ -306,15 +304,7 @@ class Coder(WorkerRole[CoderSettings]):
                 kind="examples", what=note, candidate=exec_id, passed=False, independent=True
             )
             return self._done(assignment, solved, [], [], note=note, verdicts=[missed])
-        held = CheckVerdict(
-            kind="examples",
-            what=checks[0],
-            candidate=exec_id,
-            passed=True,
-            independent=True,
-            evidence=[exec_id],
-        )
-        return self._done(assignment, solved, checks, [exec_id], verdicts=[held])
+        return self._held(assignment, solved, "examples", checks[0])
 
     async def _execute(
         self, env: Envelope, task_id: str, code: str, files: dict[str, bytes]

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from bus.logfile import read_jsonl
 from bus.payloads import Plan, Usage
@@ -24,11 +25,25 @@ SOCIETY = Path(sys.executable).parent / "society"
 EXAMPLES = ["quickstart", "code_retry", "plan_repair"]
 
 
-def run_cli(scenario: str, url: str, runs: Path) -> tuple[subprocess.CompletedProcess[str], Path]:
+def planned_by_the_model(scenario: str, folder: Path) -> Path:
+    """A copy of the example whose first plan is asked of the model (with documents to read,
+    a live model's first plan is otherwise one coding task, no model asked)."""
+    data = yaml.safe_load((ROOT / "scenarios" / f"{scenario}.yaml").read_text())
+    data["roles"].setdefault("planner", {})["one_task_first"] = False
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{scenario}.yaml"
+    path.write_text(yaml.safe_dump(data))
+    (folder / "corpus").symlink_to(ROOT / "scenarios" / "corpus")
+    return path
+
+
+def run_cli(
+    scenario: str, url: str, runs: Path, path: Path | None = None
+) -> tuple[subprocess.CompletedProcess[str], Path]:
     args = [
         str(SOCIETY),
         "run",
-        str(ROOT / "scenarios" / f"{scenario}.yaml"),
+        str(path or ROOT / "scenarios" / f"{scenario}.yaml"),
         "--model",
         "smollm2",
         "--base-url",
@@ -77,7 +92,8 @@ def test_an_example_goal_ends_cleanly_within_its_budgets(
 
 
 def test_the_planners_structured_answer_is_a_plan(llama_server: str, tmp_path: Path) -> None:
-    done, run_dir = run_cli("quickstart", llama_server, tmp_path)
+    scenario = planned_by_the_model("quickstart", tmp_path / "scenario")
+    done, run_dir = run_cli("quickstart", llama_server, tmp_path, scenario)
     assert done.returncode in (0, 1), (done.stdout + done.stderr)[-3000:]
     envs = [r.envelope for r in read_jsonl(run_dir / "log.jsonl").records if r.envelope]
     # on a loaded machine the run may end (its wall budget, its tries) before a plan held:
