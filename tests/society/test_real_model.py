@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -71,7 +72,9 @@ def test_an_example_goal_ends_cleanly_within_its_budgets(
     done, run_dir = run_cli(scenario, llama_server, tmp_path)
     output = done.stdout + done.stderr
     assert done.returncode in (0, 1), output[-3000:]
-    assert "Traceback" not in output
+    # the society itself did not crash: a traceback of its own names host files; one of the
+    # model's programs (shown as the coder's failure) names only the sandbox's main.py
+    assert not re.search(r'File "/[^"]+\.py", line \d+', output), output[-3000:]
     assert "run folder:" in output  # the summary was printed
     summary = json.loads((run_dir / "summary.json").read_text())
     budgets = json.loads((run_dir / "scenario.json").read_text())["budgets"]
