@@ -17,7 +17,7 @@ from bus.deliverable import Deliverable
 from bus.payload_base import _Model, _Payload
 from bus.subjects import Channel
 from bus.usage import Recall, RecalledLesson, Retry, ToolCall, ToolRequest, Usage
-from bus.verdicts import CheckVerdict
+from bus.verdicts import CheckVerdict, Verdict
 
 __all__ = [
     "PAYLOAD_TYPES",
@@ -216,18 +216,6 @@ class TaskResult(_Payload):
     """Ids of the messages that show the checks (the executions, the documents' reads)."""
     verdicts: list[CheckVerdict] = []
     """Every check of the outputs, one typed verdict each (what decides the run's status)."""
-
-
-class Verdict(_Model):
-    """Whether a run's answer was checked, how, and the messages that show it."""
-
-    verified: bool
-    checks: list[str] = []
-    """What was checked, one sentence each; a failed check says what is wrong."""
-    evidence: list[str] = []
-    """Ids of the messages the checks rest on (results, executions)."""
-    verdicts: list[CheckVerdict] = []
-    """The checks of the answer the status follows from (`bus.verdicts`)."""
 
 
 class ExecRequest(_Payload):

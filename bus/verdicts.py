@@ -9,7 +9,7 @@ from typing import Literal
 
 from bus.payload_base import _Model
 
-__all__ = ["CheckKind", "CheckVerdict"]
+__all__ = ["CheckKind", "CheckVerdict", "Verdict"]
 
 CheckKind = Literal["property", "examples", "agreement", "goal_check", "sources", "ran"]
 """- ``property``: a check program the verifier wrote from the goal alone, before any candidate;
@@ -35,3 +35,15 @@ class CheckVerdict(_Model):
     check passed, and no check failed)."""
     evidence: list[str] = []
     """Ids of the messages the check rests on (its executions)."""
+
+
+class Verdict(_Model):
+    """Whether a run's answer was checked, how, and the messages that show it."""
+
+    verified: bool
+    checks: list[str] = []
+    """What was checked, one sentence each; a failed check says what is wrong."""
+    evidence: list[str] = []
+    """Ids of the messages the checks rest on (results, executions)."""
+    verdicts: list[CheckVerdict] = []
+    """The checks of the answer the status follows from ."""
