@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
-from collections.abc import Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any, ClassVar, Generic
 
 import structlog
@@ -224,13 +224,23 @@ class Role(Generic[S]):
             text, default=default, options=options, kind=kind, parent=parent, task_id=task_id
         )
 
-    async def recall(self, query: str, *, parent: Parent = None) -> list[str]:
-        """Lessons of earlier runs for ``query`` from long-term memory, recorded (when there
-        are any) as a `Recall` in the log: which lessons reach the prompt this is for."""
+    async def recall(
+        self,
+        query: str,
+        *,
+        parent: Parent = None,
+        kind: str | None = None,
+        k: int | None = None,
+        near: Callable[[str], bool] | None = None,
+    ) -> list[str]:
+        """Lessons of earlier runs for ``query`` from long-term memory (or entries of
+        ``kind``, ``k`` of them, whose goal ``near`` accepts), recorded (when there are any)
+        as a `Recall` in the log: which lessons reach the prompt this is for."""
         memory = self.deps.memory
-        if memory is None or self.deps.recall <= 0:
+        k = self.deps.recall if k is None else k
+        if memory is None or k <= 0:
             return []
-        hits = memory.search(query, self.deps.recall, before_run=self.run_id)
+        hits = memory.search(query, k, kind=kind, before_run=self.run_id, near=near)
         if hits:  # nothing recalled, nothing reached a prompt: no message
             lessons = [RecalledLesson(id=hit.id, text=hit.text) for hit in hits]
             recall = Recall(role=self.name, query=query[:500], lessons=lessons)

@@ -12,19 +12,33 @@ import re
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from rapidfuzz import fuzz
 
-__all__ = ["Corpus", "Hit", "Memory", "StoredLesson", "fts_query"]
+__all__ = [
+    "MEMORY_FILE",
+    "SOLUTION_KIND",
+    "STOP_WORDS",
+    "Corpus",
+    "Hit",
+    "Memory",
+    "StoredLesson",
+    "fts_query",
+]
 
+MEMORY_FILE = "memory.sqlite3"
+"""The one file of a memory folder."""
+SOLUTION_KIND = "solution"
+"""The kind of a verified solution (`roles.solutions`): recalled only when asked for."""
 SAME_LESSON = 90.0
 """rapidfuzz token-set ratio at or above which two lessons of one kind are the same."""
 _COLUMNS = ("text", "kind", "task_kind", "run_id", "source", "created", "goal")
 
 _WORD = re.compile(r"[A-Za-z0-9]{3,}")
-_STOP = frozenset(
+STOP_WORDS = frozenset(
     [
         "the",
         "and",
@@ -67,7 +81,7 @@ def fts_query(text: str, limit: int = 24) -> str:
     """An FTS5 OR-query of the distinct content words of ``text`` (safe to pass to MATCH)."""
     words: list[str] = []
     for w in _WORD.findall(text.lower()):
-        if w not in _STOP and w not in words:
+        if w not in STOP_WORDS and w not in words:
             words.append(w)
     return " OR ".join(f'"{w}"' for w in words[:limit])
 
@@ -103,7 +117,7 @@ class Memory:
 
     def __init__(self, folder: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
-        self.path = folder / "memory.sqlite3"
+        self.path = folder / MEMORY_FILE
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False)
         with self._lock, self._db:
@@ -182,34 +196,49 @@ class Memory:
             return cursor.rowcount > 0
 
     def search(
-        self, query: str, k: int = 3, *, kind: str | None = None, before_run: str | None = None
+        self,
+        query: str,
+        k: int = 3,
+        *,
+        kind: str | None = None,
+        before_run: str | None = None,
+        near: Callable[[str], bool] | None = None,
     ) -> list[Hit]:
-        """The ``k`` lessons most relevant to ``query``; with ``before_run``, only those of
-        other runs (what a run learns reaches its own prompts through replans and retries,
-        so that what it recalls never races with what it is learning, and replays exactly)."""
+        """The ``k`` entries most relevant to ``query``: of ``kind``, or without one every
+        lesson and feedback (verified solutions come only when asked for by their kind).
+        With ``before_run``, only those of other runs (what a run learns reaches its own
+        prompts through replans and retries, so that what it recalls never races with what
+        it is learning, and replays exactly); with ``near``, only those whose goal it
+        accepts (a relevance threshold: an unrelated goal recalls nothing)."""
         q = fts_query(query)
         if not q or k <= 0:
             return []
         # The source shown is the lesson's task kind, not its run id: prompts must not carry
         # ids that differ from run to run (replay matches requests by their content).
         sql = (
-            "SELECT text, task_kind, kind, bm25(lessons), rowid FROM lessons WHERE lessons MATCH ?"
+            "SELECT text, task_kind, kind, bm25(lessons), rowid, goal FROM lessons "
+            "WHERE lessons MATCH ?"
         )
         args: list[object] = [q]
         if kind is not None:
             sql += " AND kind = ?"
             args.append(kind)
+        else:
+            sql += " AND kind != ?"
+            args.append(SOLUTION_KIND)
         if before_run is not None:
             sql += " AND run_id != ?"
             args.append(before_run)
-        sql += " ORDER BY bm25(lessons) LIMIT ?"
-        args.append(k)
+        sql += " ORDER BY bm25(lessons), rowid LIMIT ?"
+        args.append(k if near is None else max(4 * k, 20))
         with self._lock:
             rows = self._db.execute(sql, args).fetchall()
-        return [
+        hits = [
             Hit(text=r[0], source=r[1] or "memory", kind=r[2], score=-float(r[3]), id=int(r[4]))
             for r in rows
+            if near is None or near(str(r[5] or ""))
         ]
+        return hits[:k]
 
     def count(self) -> int:
         """How many entries the memory holds."""

@@ -139,6 +139,13 @@ class CoderSettings(RoleSettings):
     verify: bool = True
     """With ``cross_check``: the verifier writes a check program from the goal alone, before
     any candidate, and every candidate answer is run against it."""
+    solutions: int = Field(default=1, ge=0, le=5)
+    """Verified solutions of similar goals (long-term memory) quoted as worked examples in a
+    program's prompt; 0: none."""
+    min_relevance: float = Field(default=0.25, ge=0, le=1)
+    """How alike a remembered goal must be to be recalled (shared content words, 0-1). On
+    the dev suite's train goals, 17 of 80 had another of their kind at 0.25 or above and 2
+    one of another kind."""
 
 
 class CriticSettings(RoleSettings):

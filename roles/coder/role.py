@@ -30,11 +30,13 @@ from roles.coder.protocol import given_values, quoted_documents
 from roles.coder.select import select
 from roles.coder.solve import Program, solve
 from roles.coder.votes import Solved, voted
+from roles.context import RoleContext
 from roles.errors import ModelAnswerError, TaskFailed
 from roles.examples import examples_in, passed_of
 from roles.execution import CodeRunner, ExecutionResult, to_payload
 from roles.goal_check import GOAL_CHECK
 from roles.settings import CoderSettings
+from roles.solutions import SOLUTION, relevance
 from roles.structured import AnswerInvalid, code_from
 from roles.verifier import checks as verifier
 from roles.verifier.checks import Judged, VerifierCheck
@@ -67,6 +69,11 @@ class Coder(WorkerRole[CoderSettings]):
 
     name = "coder"
 
+    def __init__(self, ctx: RoleContext[CoderSettings]) -> None:
+        super().__init__(ctx)
+        self._examples: dict[str, list[str]] = {}
+        """Worked examples recalled for each task (its prompts quote them)."""
+
     @property
     def runner(self) -> CodeRunner:
         """The sandbox (given by whoever started the role)."""
@@ -83,6 +90,7 @@ class Coder(WorkerRole[CoderSettings]):
         task = assignment.task
         if assignment.deliverable is not None:
             return await self._write_function(env, assignment, assignment.deliverable)
+        self._examples[task.id] = await self._worked_examples(env, assignment.goal)
         if task.id == GOAL_CHECK:
             return await self._goal_check(env, assignment)
         if self.settings.cross_check and "answer" in task.outputs:
@@ -141,6 +149,17 @@ class Coder(WorkerRole[CoderSettings]):
         evidence = [e for v in chosen.verdicts if v.passed for e in v.evidence]
         return self._done(
             assignment, chosen.kept, checks, evidence, note=chosen.note, verdicts=chosen.verdicts
+        )
+
+    async def _worked_examples(self, env: Envelope, goal: str) -> list[str]:
+        """Verified solutions of goals like this one (`roles.solutions`), recalled once."""
+        least = self.settings.min_relevance
+        return await self.recall(
+            goal,
+            parent=env,
+            kind=SOLUTION,
+            k=self.settings.solutions,
+            near=lambda other: relevance(goal, other) >= least,
         )
 
     async def _verifier_check(self, env: Envelope, assignment: TaskAssignment) -> VerifierCheck:
@@ -380,6 +399,12 @@ class Coder(WorkerRole[CoderSettings]):
             *input_notes(assignment.inputs),
             *quoted_documents(self.documents, DOCUMENT_CHARS),
         ]
+        examples = self._examples.get(task.id, [])
+        if examples:
+            parts.append(
+                "A verified solution of a similar goal (its values may differ; adapt it, do "
+                "not copy its numbers):\n\n" + "\n\n".join(examples)
+            )
         notes = assignment.notes + (self.talk.take_remarks() if not note else [])
         if notes:
             parts.append("Keep in mind:\n- " + "\n- ".join(notes))

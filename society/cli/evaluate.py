@@ -136,6 +136,13 @@ def eval_command(
         float | None,
         typer.Option(min=1.0, help="Seconds one society run may take (default: wall budget+150)"),
     ] = None,
+    memory: Annotated[
+        Path | None,
+        typer.Option(
+            "--memory",
+            help="A memory folder every case's society starts with a copy of (default: empty)",
+        ),
+    ] = None,
 ) -> None:
     """Answer a suite's cases with the society and baselines on the same model, grade each
     answer, print the table and totals, and write the results JSON (exit 0 when it ran)."""
@@ -160,6 +167,9 @@ def eval_command(
         text = f"--structured must be one of {', '.join(modes)}"
         raise fail(text, EXIT_BAD_INPUT)
     suite = _suite(paths, humaneval, limit, draw_seed)
+    if memory is not None and not (memory / "memory.sqlite3").is_file():
+        text = f"--memory {memory}: no memory there (no memory.sqlite3)"
+        raise fail(text, EXIT_BAD_INPUT)
     override = None
     if model:
         override = override_spec(
@@ -192,6 +202,7 @@ def eval_command(
         or ", ".join(sorted({m.model_name() for m in suite.defaults.models.values()})),
         base_url=base_url,
         case_timeout_s=case_timeout,
+        memory_from=memory.resolve() if memory is not None else None,
         suite_path=paths[0] if paths else "humaneval",
         settings={
             "temperature": temperature if model else None,

@@ -143,3 +143,41 @@ def export(
     else:
         to.write_text(lines)
         out.print(f"wrote {len(entries)} lesson(s) to {to}")
+
+
+@memory_app.command("learn")
+def learn(
+    results: Annotated[
+        list[Path], typer.Argument(metavar="RESULTS...", help="Results JSON of `society eval`")
+    ],
+    memory_dir: MemoryDir = DEFAULT_DIR,
+) -> None:
+    """Keep as verified solutions the programs behind the society's answers that an eval's
+    graders passed (learn from train; measure on val with `society eval --memory`)."""
+    from roles.memory import Memory
+    from society.eval.learned import learn_solutions
+
+    for path in results:
+        if not path.is_file():
+            msg = f"{path}: no such results file"
+            raise fail(msg, EXIT_BAD_INPUT)
+    memory = Memory(memory_dir)
+    try:
+        for path in results:
+            try:
+                learned = learn_solutions(path, memory)
+            except ValueError as exc:
+                msg = f"{path}: not the results of `society eval`: {str(exc)[:300]}"
+                raise fail(msg, EXIT_BAD_INPUT) from exc
+            half = f" ({learned.split})" if learned.split else ""
+            out.print(
+                f"{path}{half}: {len(learned.added)} solution(s) stored, "
+                f"{len(learned.kept)} already kept, {len(learned.skipped)} without one",
+                highlight=False,
+            )
+            for case, why in learned.skipped.items():
+                out.print(f"  {safe_line(case)}: {safe_line(why)}", highlight=False)
+        total = memory.count()
+    finally:
+        memory.close()
+    out.print(f"memory {memory_dir}: {total} entries", highlight=False)

@@ -87,6 +87,9 @@ class EvalContext:
     """Model answers by request, shared by every arm of the eval (`society.eval.calls`)."""
     seed: int = 0
     """``--seed``: repeat ``r`` of a sampled arm draws from ``seed + 100 * r`` on."""
+    memory_from: Path | None = None
+    """``--memory``: every case's society starts with a copy of this memory folder's
+    database (a copy each, so that cases stay independent of their order)."""
 
 
 @dataclass(frozen=True)

@@ -134,9 +134,10 @@ class EvalResults(BaseModel):
     """The half of a split suite that was run (None: every case)."""
     seed: int = 0
     """The sampled arms' first seed (repeat ``r`` draws from ``seed + 100 * r``)."""
-    memory: Literal["per-case"] = "per-case"
-    """Each case's society starts with empty long-term memory (results do not depend on
-    the order of cases)."""
+    memory: str = "per-case"
+    """Each case's society starts with its own long-term memory, empty (``per-case``) or a
+    copy of ``--memory`` (``per-case from <folder>``): results do not depend on the order
+    of cases."""
     commit: str = ""
     started: str = ""
     finished: str | None = None

@@ -55,6 +55,8 @@ class EvalSettings:
     loop: LoopSettings = field(default_factory=LoopSettings)
     """The ``loop`` baseline's limits (recorded in the results' settings)."""
     settings: dict[str, str | int | float | bool | None] = field(default_factory=dict)
+    memory_from: Path | None = None
+    """Every case's society starts with a copy of this memory (default: an empty one)."""
 
 
 def select_cases(suite: Suite, only: list[str], split: Split | None = None) -> list[Case]:
@@ -168,6 +170,9 @@ async def run_eval(
         only=settings.only,
         split=settings.split,
         seed=settings.seed,
+        memory=(
+            "per-case" if settings.memory_from is None else f"per-case from {settings.memory_from}"
+        ),
         commit=_commit(),
         started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         folder=str(folder),
@@ -200,6 +205,7 @@ async def run_eval(
             libraries,
             CallCache(),
             settings.seed,
+            settings.memory_from,
         )
         for repeat in range(settings.repeat):
             for case in cases:

@@ -10,6 +10,7 @@ goes on.
 from __future__ import annotations
 
 import asyncio
+import shutil
 import time
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -18,6 +19,7 @@ from pathlib import Path
 from rich.console import Console
 
 from roles.execution import CodeRunner
+from roles.memory import MEMORY_FILE
 from society.eval.context import Answered, CaseContext, EvalContext
 from society.eval.graders import Submission
 from society.eval.suite import Case
@@ -63,11 +65,15 @@ async def run_society(scenario: Scenario, run_id: str, ctx: EvalContext) -> Answ
     def lend(_scenario: Scenario, _run_id: str) -> AbstractAsyncContextManager[CodeRunner]:
         return _lent(ctx.code)
 
+    memory_dir = ctx.folder / "memory" / run_id
+    if ctx.memory_from is not None:
+        memory_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(ctx.memory_from / MEMORY_FILE, memory_dir / MEMORY_FILE)
     options = RunOptions(
         runs_dir=runs,
         run_id=run_id,
         model_override=ctx.override,
-        memory_dir=ctx.folder / "memory" / run_id,
+        memory_dir=memory_dir,
         live=True,
         sandbox_factory=lend,
         grace_s=GRACE_S,

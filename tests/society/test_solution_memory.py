@@ -1,0 +1,132 @@
+"""Verified solutions as memory, on scripted answers: a verified run keeps its program; a
+later goal like it gets that program as a worked example (a `Recall` in its log); an
+unrelated goal recalls nothing; an eval's graded answers become solutions only when the
+graders passed them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bus.payloads import Lesson, Recall
+from roles.memory import SOLUTION_KIND, Memory
+from society.eval.learned import GRADED, learn_solutions
+from society.eval.results import EvalResults, Record
+
+from .conftest import RunYaml, payloads
+from .test_real_work import DAYS
+
+pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(180)]
+
+EXAMPLE = "A verified solution of a similar goal"
+PRIME = """
+print(max(n for n in range(2, 100) if all(n % d for d in range(2, n))))
+"""
+
+
+def scenario(goal: str, inputs: str, *coder: tuple[str | None, str]) -> str:
+    """A one-program goal (no planner call) and the coder's answers: (pattern, program)."""
+    answers = []
+    for match, program in coder:
+        block = "        ```python" + "".join(
+            f"\n        {line}" for line in program.strip().splitlines()
+        )
+        head = f"    - match: '{match}'\n      answer: |\n" if match else "    - answer: |\n"
+        answers.append(head + block + "\n        ```")
+    return (
+        f"""
+name: remembers
+goal:
+  text: {goal}
+  inputs: {inputs}
+models: {{default: {{provider: scripted}}}}
+roles: {{coder: {{cross_check: false}}}}
+sandbox: {{timeout_s: 20, pool_size: 1}}
+budgets: {{wall_s: 120, replans: 0}}
+script:
+  planner:
+    - answer:
+        success_criteria: [the answer is given]
+        tasks:
+          - {{id: solve, role: coder, description: Answer the goal., outputs: [answer]}}
+  coder:
+"""
+        + "\n".join(answers)
+        + "\n"
+    )
+
+
+DAYS_GOAL = "How many days are there from the start date to the end date?"
+LIKE_IT = "How many days are there between the start date and the end date of the trip?"
+
+
+def solutions(memory_dir: Path) -> list[str]:
+    memory = Memory(memory_dir)
+    try:
+        return [e.text for e in memory.entries(kind=SOLUTION_KIND)]
+    finally:
+        memory.close()
+
+
+async def test_a_verified_program_is_recalled_for_a_goal_like_it_and_not_for_another(
+    run_yaml: RunYaml, tmp_path: Path
+) -> None:
+    memory_dir = tmp_path / "memory"
+    dates = '{start: "2024-03-14", end: "2025-01-27"}'
+    first = await run_yaml(scenario(DAYS_GOAL, dates, (None, DAYS)), memory_dir=memory_dir)
+    assert first.final is not None and first.final.status == "succeeded", first.final
+    [kept] = solutions(memory_dir)
+    assert kept.startswith(f"Goal: {DAYS_GOAL}\nGiven values: start, end\n")
+    assert 'date.fromisoformat(i["end"])' in kept and "society_prelude" not in kept
+    assert any(isinstance(p, Lesson) and p.text == kept for p in payloads(first, "lesson"))
+    assert not [r for r in payloads(first, "recall") if r.role == "coder"]
+
+    # a goal like it: the coder's only scripted answer needs the worked example in its prompt
+    trip = '{start: "2025-06-01", end: "2025-06-15"}'
+    like = tmp_path / "like.yaml"
+    like.write_text(scenario(LIKE_IT, trip, (EXAMPLE, DAYS)))
+    second = await run_yaml(like, memory_dir=memory_dir)
+    assert second.final is not None and second.final.answer == "14 days", second.final
+    [recall] = [r for r in payloads(second, "recall") if r.role == "coder"]
+    assert isinstance(recall, Recall) and [x.text for x in recall.lessons] == [kept]
+
+    # a goal that shares words with it but not its matter recalls nothing (below the
+    # relevance threshold, though BM25 finds it): given the example, the program prints 0
+    unrelated = "Which prime below one hundred is the largest, and how many digits are there in it?"
+    other = tmp_path / "other.yaml"
+    other.write_text(scenario(unrelated, "{}", (EXAMPLE, "print(0)"), (None, PRIME)))
+    third = await run_yaml(other, memory_dir=memory_dir)
+    assert third.final is not None and third.final.answer == "97", third.final
+    assert not [r for r in payloads(third, "recall") if r.role == "coder"]
+
+
+async def test_an_evals_answers_become_solutions_only_when_the_graders_passed_them(
+    run_yaml: RunYaml, tmp_path: Path
+) -> None:
+    dates = '{start: "2024-03-14", end: "2025-01-27"}'
+    run = await run_yaml(scenario(DAYS_GOAL, dates, (None, DAYS)), memory_dir=tmp_path / "own")
+    assert run.log_path is not None
+    folder = str(run.log_path.parent)
+    base = {"kind": "dates", "arm": "society", "status": "succeeded", "folder": folder}
+    results = EvalResults(
+        suite="dev",
+        model="scripted",
+        arms=["society"],
+        split="train",
+        records=[
+            Record(case="right", passed=True, run_id="right-r0", **base),  # type: ignore[arg-type]
+            Record(case="wrong", passed=False, run_id="wrong-r0", **base),  # type: ignore[arg-type]
+        ],
+    )
+    path = tmp_path / "results.json"
+    results.save(path)
+    memory = Memory(tmp_path / "learned")
+    try:
+        learned = learn_solutions(path, memory)
+        [entry] = memory.entries(kind=SOLUTION_KIND)
+    finally:
+        memory.close()
+    assert (learned.added, learned.skipped, learned.split) == (["right-r0"], {}, "train")
+    assert entry.goal == DAYS_GOAL and entry.run_id == "right-r0"
+    assert GRADED in entry.text and "fromisoformat" in entry.text
