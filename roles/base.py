@@ -262,6 +262,10 @@ class Role(Generic[S]):
             self.run_id, self.sender, payload, parent_id=parent_id, task_id=task_id
         )
 
+    def instructions(self, built_in: str) -> str:
+        """The role's main instructions: a prompt set's, else ``built_in``."""
+        return self.settings.instructions or built_in
+
     def system_prompt(self, base: str) -> SystemMessage:
         """The role's system message, with the scenario's extra instructions."""
         extra = self.settings.prompt.strip()

@@ -281,6 +281,6 @@ class Planner(Role[PlannerSettings]):
         parts += self.talk.take_remarks()
         parts.append(f"This is plan revision {request.revision}. Answer with the JSON object.")
         return [
-            self.system_prompt(SYSTEM),
+            self.system_prompt(self.instructions(SYSTEM)),
             UserMessage(content="\n\n".join(parts), source="manager"),
         ]

@@ -48,6 +48,9 @@ class RoleSettings(StrictModel):
     """How many instances of the role the runner starts (each with its own connection)."""
     prompt: str = ""
     """Extra instructions appended to the role's system prompt."""
+    instructions: str = ""
+    """The role's instructions in place of its built-in ones (a prompt set of ``society
+    train`` fills this); empty: the built-in ones."""
     max_parse_tries: int = Field(default=3, ge=1, le=10)
     """How often a model answer that does not validate is sent back with the error."""
 
@@ -139,6 +142,8 @@ class CoderSettings(RoleSettings):
     verify: bool = True
     """With ``cross_check``: the verifier writes a check program from the goal alone, before
     any candidate, and every candidate answer is run against it."""
+    verifier_instructions: str = ""
+    """The verifier's instructions in place of its built-in ones (as ``instructions``)."""
     solutions: int = Field(default=1, ge=0, le=5)
     """Verified solutions of similar goals (long-term memory) quoted as worked examples in a
     program's prompt; 0: none."""

@@ -95,6 +95,9 @@ class Scenario(_Strict):
     """MCP servers by name; roles name the tools they may call in ``roles.<role>.tools``."""
     script: dict[str, list[ScriptedAnswer]] | str = {}
     """Scripted model answers per role, inline or in a YAML file beside the scenario."""
+    prompt_set: str = ""
+    """The id of the prompt set whose instructions the roles use (``--prompts``); empty:
+    the built-in ones."""
     base_dir: Path = Field(default=Path("."), exclude=True)
     """Folder of the scenario file (relative paths resolve from it); not a YAML key."""
 

@@ -165,7 +165,12 @@ class Coder(WorkerRole[CoderSettings]):
     async def _verifier_check(self, env: Envelope, assignment: TaskAssignment) -> VerifierCheck:
         """The verifier's check: what every right answer must be, stated from the goal, its
         values and its documents' names alone (no candidate exists yet), as a program."""
-        request = verifier.request(assignment.goal, assignment.inputs, list(self.documents))
+        request = verifier.request(
+            assignment.goal,
+            assignment.inputs,
+            list(self.documents),
+            self.settings.verifier_instructions or None,
+        )
         try:
             spec = await self.calls.structured(
                 request, AnswerSpec, what="answer spec", parent=env, task_id=assignment.task.id
@@ -411,6 +416,6 @@ class Coder(WorkerRole[CoderSettings]):
         if note:
             parts.append(note)
         return [
-            self.system_prompt(self._with_libraries(SYSTEM)),
+            self.system_prompt(self._with_libraries(self.instructions(SYSTEM))),
             UserMessage(content="\n\n".join(parts), source="manager"),
         ]

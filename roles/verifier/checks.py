@@ -63,14 +63,20 @@ class Judged:
     exec_id: str
 
 
-def request(goal: str, inputs: Mapping[str, JsonValue], documents: list[str]) -> list[LLMMessage]:
-    """The verifier's messages: the goal, its values and the documents' names, no answer."""
+def request(
+    goal: str,
+    inputs: Mapping[str, JsonValue],
+    documents: list[str],
+    instructions: str | None = None,
+) -> list[LLMMessage]:
+    """The verifier's messages: the goal, its values and the documents' names, no answer
+    (``instructions``: a prompt set's, in place of the built-in ones)."""
     parts = [f"Goal: {goal}", given_values(inputs)]
     if documents:
         parts.append(f"Documents given with the goal: {', '.join(documents)}")
     parts.append("Write `check(answer, numbers)`.")
     return [
-        SystemMessage(content=SYSTEM),
+        SystemMessage(content=instructions or SYSTEM),
         UserMessage(content="\n\n".join(parts), source="manager"),
     ]
 

@@ -136,6 +136,10 @@ def eval_command(
         float | None,
         typer.Option(min=1.0, help="Seconds one society run may take (default: wall budget+150)"),
     ] = None,
+    prompts: Annotated[
+        Path | None,
+        typer.Option("--prompts", help="A prompt set (`society train`) for the society's roles"),
+    ] = None,
     memory: Annotated[
         Path | None,
         typer.Option(
@@ -186,6 +190,7 @@ def eval_command(
     from society.eval.context import LoopSettings
     from society.eval.report import render_results
     from society.eval.runner import EvalSettings, run_eval
+    from society.learning.prompt_set import load_prompt_set
 
     loop = LoopSettings(loop_repairs, loop_samples, loop_temperature)
     settings = EvalSettings(
@@ -203,6 +208,7 @@ def eval_command(
         base_url=base_url,
         case_timeout_s=case_timeout,
         memory_from=memory.resolve() if memory is not None else None,
+        prompts=load_or_exit_with(load_prompt_set, prompts) if prompts is not None else None,
         suite_path=paths[0] if paths else "humaneval",
         settings={
             "temperature": temperature if model else None,

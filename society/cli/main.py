@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from society.cli import evaluate as cli_eval
+from society.cli import learning as cli_learning
 from society.cli import memory as cli_memory
 from society.cli import observe as cli_observe
 from society.cli import ops as cli_ops
@@ -26,6 +27,7 @@ from society.cli.support import (
     fail,
     guarded,
     load_or_exit,
+    load_or_exit_with,
     or_exit,
     out,
     run_async,
@@ -223,6 +225,12 @@ def run(
     stream_replicas: Annotated[
         int, typer.Option(min=1, max=5, help="Run-log replicas when it is created (cluster: 3)")
     ] = 1,
+    prompts: Annotated[
+        Path | None,
+        typer.Option(
+            "--prompts", help="A prompt set (`society train`): the roles' instructions to use"
+        ),
+    ] = None,
 ) -> None:
     """Run a society on the scenario's goal; prints progress and a summary (exit 0 on success)."""
     from society.models.factory import override_spec
@@ -239,6 +247,10 @@ def run(
         text = f"--structured must be one of {', '.join(modes)}, not {structured!r}"
         raise fail(text, EXIT_BAD_INPUT)
     loaded = load_or_exit(scenario)
+    if prompts is not None:
+        from society.learning.prompt_set import applied, load_prompt_set
+
+        loaded = applied(loaded, load_or_exit_with(load_prompt_set, prompts))
     override = (
         override_spec(
             model,
@@ -372,6 +384,7 @@ def invite(
 
 
 app.command("eval")(cli_eval.eval_command)
+app.command("train")(cli_learning.train_command)
 app.command()(cli_replay.replay)
 app.command()(cli_replay.bundle)
 app.command()(cli_ops.worker)

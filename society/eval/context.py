@@ -16,6 +16,7 @@ from society.models.spec import ModelSpec
 
 if TYPE_CHECKING:
     from society.eval.suite import Suite
+    from society.learning.prompt_set import PromptSet
 
 __all__ = ["Answered", "CallCache", "CaseContext", "EvalContext", "LoopSettings", "Reply"]
 
@@ -90,6 +91,8 @@ class EvalContext:
     memory_from: Path | None = None
     """``--memory``: every case's society starts with a copy of this memory folder's
     database (a copy each, so that cases stay independent of their order)."""
+    prompts: PromptSet | None = None
+    """``--prompts``: the society's roles use this prompt set's instructions."""
 
 
 @dataclass(frozen=True)

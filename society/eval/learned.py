@@ -18,7 +18,7 @@ from roles.memory import SOLUTION_KIND, Memory
 from roles.solutions import Programs, Solution
 from society.eval.results import EvalResults, Record
 
-__all__ = ["Learned", "learn_solutions"]
+__all__ = ["GRADED", "Learned", "learn_solutions", "program_of"]
 
 GRADED = "the suite's graders passed its answer"
 
@@ -64,20 +64,41 @@ def learn_solutions(results_path: Path, memory: Memory) -> Learned:
     return learned
 
 
-def _solution(record: Record) -> Solution | str:
-    """The program behind ``record``'s answer, or why there is none."""
-    if not record.folder:
-        return "the record names no run folder"
+def _read(folder: Path) -> tuple[Programs, Final | None]:
+    """A run's programs and its final message, from its log."""
     programs = Programs()
     final: Final | None = None
-    for entry in read_jsonl(Path(record.folder) / "log.jsonl").records:
+    for entry in read_jsonl(folder / "log.jsonl").records:
         env = entry.envelope
         if env is None:
             continue
         programs.see(env)
         if isinstance(env.payload, Final):
             final = env.payload
+    return programs, final
+
+
+def _solution(record: Record) -> Solution | str:
+    """The program behind ``record``'s answer, or why there is none."""
+    if not record.folder:
+        return "the record names no run folder"
+    programs, final = _read(Path(record.folder))
     if final is None:
         return "its log holds no final message"
     solution = programs.solution(final, checked_by=GRADED)
     return solution if solution is not None else "no program of its log gave the answer"
+
+
+def program_of(record: Record) -> str:
+    """The program behind a society record's answer, right or not ("" when there is none
+    or its log cannot be read)."""
+    if not record.folder:
+        return ""
+    try:
+        programs, final = _read(Path(record.folder))
+    except (RunLogError, OSError):
+        return ""
+    if final is None:
+        return ""
+    solution = programs.solution(final, checked_by="")
+    return solution.code if solution is not None else ""

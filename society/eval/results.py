@@ -138,6 +138,8 @@ class EvalResults(BaseModel):
     """Each case's society starts with its own long-term memory, empty (``per-case``) or a
     copy of ``--memory`` (``per-case from <folder>``): results do not depend on the order
     of cases."""
+    prompts: str = ""
+    """The id of the prompt set the society used (empty: the built-in instructions)."""
     commit: str = ""
     started: str = ""
     finished: str | None = None

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
@@ -30,6 +31,9 @@ from society.eval.suite import Case, Split, Suite
 from society.models.factory import ModelFactory
 from society.models.preflight import preflight
 from society.models.spec import ModelSpec
+
+if TYPE_CHECKING:
+    from society.learning.prompt_set import PromptSet
 
 __all__ = ["EvalSettings", "run_eval", "select_cases"]
 
@@ -57,6 +61,8 @@ class EvalSettings:
     settings: dict[str, str | int | float | bool | None] = field(default_factory=dict)
     memory_from: Path | None = None
     """Every case's society starts with a copy of this memory (default: an empty one)."""
+    prompts: PromptSet | None = None
+    """The society's roles use this prompt set (default: their built-in instructions)."""
 
 
 def select_cases(suite: Suite, only: list[str], split: Split | None = None) -> list[Case]:
@@ -83,7 +89,8 @@ def select_cases(suite: Suite, only: list[str], split: Split | None = None) -> l
     return [c for c in cases if c.id in set(only)]
 
 
-def _commit() -> str:
+def current_commit() -> str:
+    """The checkout's short commit (empty outside git)."""
     try:
         done = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],
@@ -173,7 +180,8 @@ async def run_eval(
         memory=(
             "per-case" if settings.memory_from is None else f"per-case from {settings.memory_from}"
         ),
-        commit=_commit(),
+        prompts=settings.prompts.with_id().id if settings.prompts is not None else "",
+        commit=current_commit(),
         started=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         folder=str(folder),
         settings=settings.settings,
@@ -206,6 +214,7 @@ async def run_eval(
             CallCache(),
             settings.seed,
             settings.memory_from,
+            settings.prompts,
         )
         for repeat in range(settings.repeat):
             for case in cases:

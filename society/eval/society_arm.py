@@ -23,6 +23,7 @@ from roles.memory import MEMORY_FILE
 from society.eval.context import Answered, CaseContext, EvalContext
 from society.eval.graders import Submission
 from society.eval.suite import Case
+from society.learning.prompt_set import applied
 from society.scenario import Scenario
 
 __all__ = ["run_society", "society"]
@@ -78,6 +79,8 @@ async def run_society(scenario: Scenario, run_id: str, ctx: EvalContext) -> Answ
         sandbox_factory=lend,
         grace_s=GRACE_S,
     )
+    if ctx.prompts is not None:
+        scenario = applied(scenario, ctx.prompts)
     if scenario.sandbox.manifest is None and ctx.libraries is not None:
         sandbox = scenario.sandbox.model_copy(update={"manifest": ctx.libraries})
         scenario = scenario.model_copy(update={"sandbox": sandbox})

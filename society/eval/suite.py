@@ -183,6 +183,9 @@ class Case(_Strict):
     """Where the case was drawn from (a public data set's file and line)."""
     key: AnswerKey | None = None
     """The answer key (solution program and wrong answers); never shown to an arm."""
+    remark: str = ""
+    """What a person said about the run this case came from (a feedback suite's case,
+    `society rate`): ``society train`` shows it to the reflection model, never to an arm."""
 
 
 class Defaults(_Strict):

@@ -19,7 +19,7 @@ from autogen_core.models import (
 from autogen_core.tools import Tool, ToolSchema
 from pydantic import BaseModel
 
-__all__ = ["Content", "OfflineClient", "estimate_tokens", "last_user_text"]
+__all__ = ["Content", "OfflineClient", "estimate_tokens", "last_user_text", "system_text"]
 
 Content = str | list[FunctionCall]
 """An answer: text, or the tool calls the model asks for."""
@@ -33,6 +33,11 @@ def estimate_tokens(text: str) -> int:
 def _text(message: LLMMessage) -> str:
     content = message.content
     return content if isinstance(content, str) else str(content)
+
+
+def system_text(messages: Sequence[LLMMessage]) -> str:
+    """The text of the system messages (what scripted ``instructions`` are matched against)."""
+    return "\n".join(_text(m) for m in messages if m.type == "SystemMessage")
 
 
 def last_user_text(messages: Sequence[LLMMessage]) -> str:

@@ -19,7 +19,13 @@ from autogen_core.models import LLMMessage, RequestUsage
 from pydantic import BaseModel, ConfigDict
 
 from society.models.env import expand_env
-from society.models.offline import Content, OfflineClient, estimate_tokens, last_user_text
+from society.models.offline import (
+    Content,
+    OfflineClient,
+    estimate_tokens,
+    last_user_text,
+    system_text,
+)
 from society.models.spec import ScriptedAnswer
 
 __all__ = ["ScriptExhausted", "ScriptedChatCompletionClient", "ScriptedConfig"]
@@ -54,14 +60,20 @@ class ScriptedChatCompletionClient(OfflineClient, Component[ScriptedConfig]):
         self._config = ScriptedConfig(answers=list(answers), model=model, name=name)
         self._left = list(answers)
         self._patterns = {id(a): re.compile(a.match, re.S) for a in answers if a.match}
+        self._system = {
+            id(a): re.compile(a.instructions, re.S) for a in answers if a.instructions is not None
+        }
         self.calls = 0
 
-    def _pick(self, prompt: str) -> ScriptedAnswer:
+    def _pick(self, prompt: str, system: str = "") -> ScriptedAnswer:
+        def fits(a: ScriptedAnswer) -> bool:
+            return a.instructions is None or self._system[id(a)].search(system) is not None
+
         for i, a in enumerate(self._left):
-            if a.match and self._patterns[id(a)].search(prompt):
+            if a.match and self._patterns[id(a)].search(prompt) and fits(a):
                 return self._left.pop(i)
         for i, a in enumerate(self._left):
-            if not a.match:
+            if not a.match and fits(a):
                 return self._left.pop(i)
         who = self._config.name or "this role"
         msg = (
@@ -75,7 +87,7 @@ class ScriptedChatCompletionClient(OfflineClient, Component[ScriptedConfig]):
         """Consume the answer this request would get, without answering (keeps a script in
         step with a replayed recording); False when none fits."""
         try:
-            self._pick(last_user_text(messages))
+            self._pick(last_user_text(messages), system_text(messages))
         except ScriptExhausted:
             return False
         self.calls += 1
@@ -85,7 +97,7 @@ class ScriptedChatCompletionClient(OfflineClient, Component[ScriptedConfig]):
         """The next fitting scripted answer."""
         self.calls += 1
         prompt = last_user_text(messages)
-        chosen = self._pick(prompt)
+        chosen = self._pick(prompt, system_text(messages))
         if chosen.delay_s:
             await asyncio.sleep(chosen.delay_s)  # simulated model latency
         if chosen.tool_calls:

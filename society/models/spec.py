@@ -137,6 +137,9 @@ class ScriptedAnswer(_Strict):
     """Answer with these tool calls instead of text."""
     match: str | None = None
     """Regular expression searched in the last user message; unmatched answers go in order."""
+    instructions: str | None = None
+    """Regular expression searched in the system message (the role's instructions): the
+    answer fits only a request whose instructions have it (and ``match``, when given)."""
     tokens_in: int | None = Field(default=None, ge=0)
     """Reported prompt tokens (default: estimated from the text)."""
     tokens_out: int | None = Field(default=None, ge=0)

@@ -1,0 +1,160 @@
+"""``society train``: evolve the roles' instructions on a suite's train cases (and people's
+feedback suites), adopted only when val shows them better; ``society rate``: a person's
+rating of a run, kept as a case of a feedback suite."""
+
+# No `from __future__ import annotations`: typer reads the annotations (see society.cli).
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from society.cli.support import EXIT_BAD_INPUT, EXIT_FAILED, fail, guarded, load_or_exit_with, out
+
+if TYPE_CHECKING:
+    from society.eval.suite import Case, Suite
+
+__all__ = ["train_command"]
+
+
+def _cases(suite: "Suite", half: str) -> list["Case"]:
+    cases = [c for c in suite.cases if c.split == half]
+    if not cases:
+        text = f"suite {suite.name!r} has no {half} cases (give a split suite, or --val)"
+        raise fail(text, EXIT_BAD_INPUT)
+    return cases
+
+
+def train_command(
+    suite_path: Annotated[Path, typer.Argument(metavar="SUITE", help="A split suite file")],
+    val: Annotated[
+        Path | None,
+        typer.Option("--val", help="Decide adoption on this suite's val cases (default: SUITE's)"),
+    ] = None,
+    feedback: Annotated[
+        list[Path] | None,
+        typer.Option("--feedback", help="A feedback suite (`society rate`) to train on too"),
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option("--model", help="Use this OpenAI(-compatible) model everywhere")
+    ] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL")] = None,
+    api_key_env: Annotated[
+        str | None, typer.Option(help="Environment variable holding the API key")
+    ] = None,
+    structured: Annotated[str, typer.Option(help="How --model's server takes a schema")] = "auto",
+    temperature: Annotated[float, typer.Option(min=0.0, max=2.0)] = 0.0,
+    reflection_model: Annotated[
+        str | None, typer.Option(help="The model that edits instructions (default: --model)")
+    ] = None,
+    reflection_base_url: Annotated[
+        str | None, typer.Option(help="Its server (default: --base-url)")
+    ] = None,
+    components: Annotated[
+        str, typer.Option(help="Which instructions to train: planner, coder, verifier")
+    ] = "coder,verifier",
+    budget: Annotated[
+        int, typer.Option(min=1, help="Case runs while training (GEPA's metric calls)")
+    ] = 40,
+    wall_minutes: Annotated[
+        float, typer.Option(min=0.1, help="Stop proposing after this long (val still runs)")
+    ] = 60.0,
+    minibatch: Annotated[int, typer.Option(min=1, help="Cases per reflection")] = 3,
+    front: Annotated[int, typer.Option(min=1, help="Train cases of GEPA's Pareto front")] = 8,
+    seed: Annotated[int, typer.Option(help="GEPA's seed and the front's draw")] = 0,
+    folder: Annotated[
+        Path | None,
+        typer.Option("--dir", help="The training's folder; give an earlier one to resume it"),
+    ] = None,
+    out_path: Annotated[
+        Path | None,
+        typer.Option("--out", help="Where an adopted prompt set goes (default: in --dir)"),
+    ] = None,
+    case_timeout: Annotated[
+        float | None, typer.Option(min=1.0, help="Seconds one society run may take")
+    ] = None,
+) -> None:
+    """Evolve the roles' instructions with GEPA on SUITE's train cases; adopt the result only
+    when, on the val cases, it gets more right with no more false successes (exit 0 when
+    adopted, 1 when refused)."""
+    from society.eval.suite import load_suite
+    from society.learning.prompt_set import COMPONENTS
+    from society.models.factory import ModelFactory, override_spec
+
+    chosen = tuple(c.strip() for c in components.split(",") if c.strip())
+    unknown = [c for c in chosen if c not in COMPONENTS]
+    if unknown or not chosen:
+        text = f"--components takes {', '.join(COMPONENTS)}, not {components!r}"
+        raise fail(text, EXIT_BAD_INPUT)
+    suite = load_or_exit_with(load_suite, suite_path)
+    train_cases = _cases(suite, "train")
+    val_suite = load_or_exit_with(load_suite, val) if val is not None else suite
+    val_cases = _cases(val_suite, "val")
+    for path in feedback or []:
+        more = load_or_exit_with(load_suite, path)
+        train_cases += [c for c in more.cases if c.split != "val"]
+    override = None
+    if model:
+        override = override_spec(model, base_url, api_key_env, structured=structured)
+        override = override.model_copy(
+            update={"config": {**override.config, "temperature": temperature}}
+        )
+    reflecting = reflection_model or model
+    if reflecting:
+        spec = override_spec(
+            reflecting, reflection_base_url or base_url, api_key_env, structured=structured
+        )
+    else:
+        spec = suite.defaults.models["default"]
+    reflection = ModelFactory({"reflection": spec}, {}).build("reflection", "reflector")
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    where = folder or Path("runs") / f"train-{suite.name}-{stamp}"
+    from society.learning.train import TrainSettings, train
+
+    settings = TrainSettings(
+        train_cases=train_cases,
+        val_cases=val_cases,
+        suite=suite,
+        folder=where.resolve(),
+        reflection=reflection,
+        components=chosen,  # type: ignore[arg-type]
+        override=override,
+        model_label=model or spec.model_name(),
+        reflection_label=reflecting or spec.model_name(),
+        base_url=base_url,
+        budget=budget,
+        wall_s=wall_minutes * 60,
+        minibatch=minibatch,
+        pareto=front,
+        seed=seed,
+        case_timeout_s=case_timeout,
+        command="society train " + str(suite_path),
+        suite_path=str(suite_path),
+    )
+    report = guarded(lambda: train(settings, out.real))
+    table = ""
+    if report.before is not None and report.after is not None:
+        b, a = report.before, report.after
+        table = (
+            f"\nval ({b.cases} cases): built-in {b.right} right, {b.false_successes} false "
+            f"successes, {b.tokens:,} tokens · trained {a.right} right, {a.false_successes} "
+            f"false successes, {a.tokens:,} tokens"
+        )
+    out.print(
+        f"{'adopted' if report.adopted else 'refused'}: {report.why}{table}\n"
+        f"{report.candidates} candidate(s), {report.metric_calls} metric calls "
+        f"({report.case_runs} case runs here), {report.wall_s / 60:.1f} min; "
+        f"files in {settings.folder}",
+        highlight=False,
+    )
+    if report.adopted and report.prompt_set is not None:
+        target = out_path or settings.folder / "prompts.json"
+        report.prompt_set.save(target)
+        out.print(
+            f"prompt set {report.prompt_set.id}: {target} "
+            f"(use it: society run SCENARIO --prompts {target})",
+            highlight=False,
+        )
+        return
+    out.print("nothing changed: no prompt set was written", highlight=False)
+    raise typer.Exit(EXIT_FAILED)
