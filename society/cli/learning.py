@@ -14,7 +14,7 @@ from society.cli.support import EXIT_BAD_INPUT, EXIT_FAILED, fail, guarded, load
 if TYPE_CHECKING:
     from society.eval.suite import Case, Suite
 
-__all__ = ["train_command"]
+__all__ = ["rate_command", "train_command"]
 
 
 def _cases(suite: "Suite", half: str) -> list["Case"]:
@@ -158,3 +158,56 @@ def train_command(
         return
     out.print("nothing changed: no prompt set was written", highlight=False)
     raise typer.Exit(EXIT_FAILED)
+
+
+def rate_command(
+    run: Annotated[str, typer.Argument(metavar="RUN", help="The run's id (or its folder)")],
+    score: Annotated[int, typer.Option(min=1, max=5, help="How good the answer was, 1-5")],
+    creds: Annotated[
+        Path,
+        typer.Option(
+            "--creds", help="Your credential for the run (from `society invite RUN --name YOU`)"
+        ),
+    ],
+    remark: Annotated[str, typer.Option(help="What you would tell the society")] = "",
+    expect: Annotated[
+        str | None, typer.Option(help="The right answer: a number, or a text it must contain")
+    ] = None,
+    check: Annotated[
+        str | None, typer.Option(help="A regular expression a right answer matches")
+    ] = None,
+    suite_path: Annotated[
+        Path, typer.Option("--suite", help="The feedback suite the case goes into")
+    ] = Path("runs") / "feedback.yaml",
+    runs_dir: Annotated[Path, typer.Option(help="Where run folders are")] = Path("runs"),
+) -> None:
+    """Rate a run under your own credential: the run becomes a case of a feedback suite (its
+    goal, values and documents; your expected value or check as its grader; your remark as
+    feedback), which `society train --feedback` learns from and `society eval` can re-run."""
+    from society.credentials import load_credential
+    from society.errors import RunNotFound, ScenarioError
+    from society.learning.feedback import FeedbackError, add_case, rated_case, rater
+
+    folder = Path(run) if Path(run).is_dir() else runs_dir / run
+    if not (folder / "scenario.json").is_file():
+        text = f"no run {run!r} in {runs_dir} (give its id or its folder)"
+        raise fail(text, EXIT_BAD_INPUT)
+    run_id = folder.name
+    try:
+        by = rater(folder, run_id, load_credential(creds))
+        case = rated_case(
+            folder, run_id, by=by, score=score, remark=remark, expect=expect, check=check
+        )
+        replaced = add_case(suite_path, case)
+    except (FeedbackError, RunNotFound) as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
+    except ScenarioError as exc:
+        text = f"the case would not load: {exc}"
+        raise fail(text, EXIT_BAD_INPUT) from None
+    said = "replaced its earlier rating in" if replaced else "added to"
+    out.print(
+        f"{by} rated run {run_id} {score}/5; case {case['id']} {said} {suite_path}\n"
+        f"train on it: society train SUITE --feedback {suite_path}; "
+        f"re-run it: society eval {suite_path}",
+        highlight=False,
+    )

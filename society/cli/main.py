@@ -385,6 +385,7 @@ def invite(
 
 app.command("eval")(cli_eval.eval_command)
 app.command("train")(cli_learning.train_command)
+app.command("rate")(cli_learning.rate_command)
 app.command()(cli_replay.replay)
 app.command()(cli_replay.bundle)
 app.command()(cli_ops.worker)
