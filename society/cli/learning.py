@@ -73,6 +73,13 @@ def train_command(
     case_timeout: Annotated[
         float | None, typer.Option(min=1.0, help="Seconds one society run may take")
     ] = None,
+    val_before: Annotated[
+        Path | None,
+        typer.Option(
+            help="Results of `society eval --split val` with the built-in instructions, same "
+            "model: the comparison's first half, not run again"
+        ),
+    ] = None,
 ) -> None:
     """Evolve the roles' instructions with GEPA on SUITE's train cases; adopt the result only
     when, on the val cases, it gets more right with no more false successes (exit 0 when
@@ -107,6 +114,19 @@ def train_command(
     else:
         spec = suite.defaults.models["default"]
     reflection = ModelFactory({"reflection": spec}, {}).build("reflection", "reflector")
+    before = None
+    if val_before is not None:
+        from society.eval.results import ResultsError, load_results
+        from society.learning.train import usable_before
+
+        try:
+            before = load_results(val_before)
+        except ResultsError as exc:
+            raise fail(str(exc), EXIT_BAD_INPUT) from None
+        why = usable_before(before, val_cases, model or spec.model_name())
+        if why is not None:
+            text = f"--val-before {val_before}: {why}"
+            raise fail(text, EXIT_BAD_INPUT)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     where = folder or Path("runs") / f"train-{suite.name}-{stamp}"
     from society.learning.train import TrainSettings, train
@@ -130,6 +150,7 @@ def train_command(
         case_timeout_s=case_timeout,
         command="society train " + str(suite_path),
         suite_path=str(suite_path),
+        val_before=before,
     )
     report = guarded(lambda: train(settings, out.real))
     table = ""

@@ -38,7 +38,7 @@ from society.learning.adapter import ScoreFile, SocietyAdapter
 from society.learning.prompt_set import Component, PromptSet, Provenance, ValRow, built_in, set_id
 from society.models.spec import ModelSpec
 
-__all__ = ["TrainReport", "TrainSettings", "adopt", "train", "val_row"]
+__all__ = ["TrainReport", "TrainSettings", "adopt", "train", "usable_before", "val_row"]
 
 
 @dataclass
@@ -69,6 +69,9 @@ class TrainSettings:
     case_timeout_s: float | None = None
     command: str = ""
     suite_path: str = ""
+    val_before: EvalResults | None = None
+    """An earlier eval of the built-in instructions on exactly the val cases, same model
+    (``--val-before``): the comparison's first half, not run again."""
 
 
 @dataclass
@@ -104,6 +107,19 @@ def adopt(before: ValRow, after: ValRow) -> tuple[bool, str]:
         f"more right on val ({after.right} against {before.right}), false successes "
         f"{after.false_successes} against {before.false_successes}"
     )
+
+
+def usable_before(results: EvalResults, cases: list[Case], model: str) -> str | None:
+    """Why an earlier eval cannot stand for the built-in instructions on ``cases`` (None:
+    it can): it must be the society on exactly those cases, the same model, no prompt set."""
+    society = [r for r in results.records if r.arm == "society"]
+    if {r.case for r in society} != {c.id for c in cases} or len(society) != len(cases):
+        return "its society records are not exactly the val cases, once each"
+    if results.model != model:
+        return f"its model is {results.model!r}, not {model!r}"
+    if results.prompts:
+        return f"it used prompt set {results.prompts}, not the built-in instructions"
+    return None
 
 
 def val_row(records: list[Record]) -> ValRow:
@@ -262,14 +278,15 @@ async def train(settings: TrainSettings, console: Console) -> TrainReport:
         )
     else:
         said(f"comparing on val ({len(settings.val_cases)} cases): built-in, then trained")
-        before = await _evaluated(
+        before = settings.val_before or await _evaluated(
             settings, settings.val_cases, None, folder / "val-before.json", detail
         )
         trained = PromptSet(instructions=best)  # type: ignore[arg-type]
         after = await _evaluated(
             settings, settings.val_cases, trained, folder / "val-after.json", detail
         )
-        report.before, report.after = val_row(before.records), val_row(after.records)
+        report.before = val_row([r for r in before.records if r.arm == "society"])
+        report.after = val_row(after.records)
         report.adopted, report.why = adopt(report.before, report.after)
     report.wall_s = round(time.monotonic() - started, 1)
     made = Provenance(

@@ -205,3 +205,79 @@ def test_a_killed_training_resumes_without_running_a_scored_case_again(tmp_path:
     assert "nothing changed" in said
     lines = [json.loads(line)["case"] for line in scores.read_text().splitlines()]
     assert lines[0] == kept and sorted(lines) == ["one", "two"]  # kept was not run again
+
+
+RUN = f"""
+name: prompted
+goal: {{text: What is a plus b?, inputs: {{a: 2, b: 3}}}}
+models: {{default: {{provider: scripted}}}}
+sandbox: {{timeout_s: 20, pool_size: 1}}
+budgets: {{wall_s: 60}}
+script:
+  planner:
+    - answer: {json.dumps(PLAN)}
+  coder:
+    - instructions: {RULE}
+      answer: |
+        ```python
+        print(a + b)
+        ```
+    - answer: |
+        ```python
+        print(a - b)
+        ```
+"""
+
+
+async def test_a_run_records_its_prompt_set_and_reruns_identical(
+    nats_url: str, tmp_path: Path
+) -> None:
+    from bus.logfile import read_jsonl
+    from bus.payloads import Goal
+    from society.learning.prompt_set import PromptSet
+    from society.replay.rerun import rerun
+    from society.replay.source import read_local
+    from society.run.runner import RunOptions
+
+    prompts = PromptSet(instructions={"coder": f"{SYSTEM}\n{RULE}: add them."}).with_id()
+    prompts.save(tmp_path / "prompts.json")
+    (tmp_path / "prompted.yaml").write_text(RUN)
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "society.cli",
+            "run",
+            "prompted.yaml",
+            "--prompts",
+            "prompts.json",
+            "--runs-dir",
+            "runs",
+            "--run-id",
+            "prompted-1",
+        ],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    log = tmp_path / "runs" / "prompted-1" / "log.jsonl"
+    goal = next(
+        r.envelope.payload
+        for r in read_jsonl(log).records
+        if r.envelope and isinstance(r.envelope.payload, Goal)
+    )
+    assert goal.scenario is not None and goal.scenario["prompt_set"] == prompts.id
+    final = [
+        r.envelope.payload
+        for r in read_jsonl(log).records
+        if r.envelope and r.envelope.payload.type == "final"
+    ]
+    assert final[-1].answer == "5"  # the set's instructions reached the coder
+    options = RunOptions(nats_url=nats_url, runs_dir=tmp_path / "reruns", live=False)
+    report = await rerun(read_local(log, scratch=tmp_path / "scratch"), options)
+    assert report.divergence is None, report.divergence
+    assert report.outcome.final is not None and report.outcome.final.answer == "5"
