@@ -6,6 +6,7 @@ resumes without running a scored case again."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -243,7 +244,8 @@ async def test_a_run_records_its_prompt_set_and_reruns_identical(
     prompts.save(tmp_path / "prompts.json")
     (tmp_path / "prompted.yaml").write_text(RUN)
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parents[2])}
-    done = subprocess.run(
+    done = await asyncio.to_thread(
+        subprocess.run,
         [
             sys.executable,
             "-m",
