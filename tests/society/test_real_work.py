@@ -48,6 +48,19 @@ UNSTATED = "I cannot say."
 """A verifier's reply that is no statement (three times: the parse retries)."""
 
 
+def coded(*coder: tuple[str | None, str]) -> list[str]:
+    """Scripted answers (YAML list items) giving each program in a fence: (pattern or None,
+    program)."""
+    answers = []
+    for match, program in coder:
+        block = "        ```python" + "".join(
+            f"\n        {line}" for line in program.strip().splitlines()
+        )
+        head = f"    - match: '{match}'\n      answer: |\n" if match else "    - answer: |\n"
+        answers.append(head + block + "\n        ```")
+    return answers
+
+
 def scenario(
     *coder: tuple[str | None, str], cross_check: bool = True, verifier: str = NON_NEGATIVE
 ) -> str:
@@ -61,12 +74,7 @@ def scenario(
             answers += [f"    - answer: {UNSTATED}"] * 3
         else:
             answers.append(f"    - answer: {verifier}")
-    for match, program in coder:
-        block = "        ```python" + "".join(
-            f"\n        {line}" for line in program.strip().splitlines()
-        )
-        head = f"    - match: '{match}'\n      answer: |\n" if match else "    - answer: |\n"
-        answers.append(head + block + "\n        ```")
+    answers += coded(*coder)
     return (
         f"""
 name: checked

@@ -15,7 +15,7 @@ from society.eval.learned import GRADED, learn_solutions
 from society.eval.results import EvalResults, Record
 
 from .conftest import RunYaml, payloads
-from .test_real_work import DAYS
+from .test_real_work import DAYS, coded
 
 pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(180)]
 
@@ -26,14 +26,8 @@ print(max(n for n in range(2, 100) if all(n % d for d in range(2, n))))
 
 
 def scenario(goal: str, inputs: str, *coder: tuple[str | None, str]) -> str:
-    """A one-program goal (no planner call) and the coder's answers: (pattern, program)."""
-    answers = []
-    for match, program in coder:
-        block = "        ```python" + "".join(
-            f"\n        {line}" for line in program.strip().splitlines()
-        )
-        head = f"    - match: '{match}'\n      answer: |\n" if match else "    - answer: |\n"
-        answers.append(head + block + "\n        ```")
+    """A one-task goal and the coder's answers: (pattern or None, program)."""
+    answers = coded(*coder)
     return (
         f"""
 name: remembers

@@ -71,19 +71,18 @@ def case(
     }
 
 
+def suite_doc(cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """The suite file's content: scripted models, small budgets."""
+    defaults = {
+        "models": {"default": {"provider": "scripted"}},
+        "budgets": {"wall_s": 60, "calls": 10},
+        "sandbox": {"timeout_s": 20, "pool_size": 1},
+    }
+    return {"name": "sums", "defaults": defaults, "cases": cases}
+
+
 def suite(cases: list[dict[str, Any]], tmp_path: Path) -> Suite:
-    return Suite.model_validate(
-        {
-            "name": "sums",
-            "defaults": {
-                "models": {"default": {"provider": "scripted"}},
-                "budgets": {"wall_s": 60, "calls": 10},
-                "sandbox": {"timeout_s": 20, "pool_size": 1},
-            },
-            "cases": cases,
-            "base_dir": tmp_path,
-        }
-    )
+    return Suite.model_validate({**suite_doc(cases), "base_dir": tmp_path})
 
 
 def reflection() -> Any:
@@ -158,18 +157,8 @@ def test_a_killed_training_resumes_without_running_a_scored_case_again(tmp_path:
         case("two", 4, 1, "train", delay_s=10),
         case("v1", 5, 2, "val"),
     ]
-    doc = {
-        "name": "sums",
-        "defaults": {
-            "models": {"default": {"provider": "scripted"}},
-            "budgets": {"wall_s": 60, "calls": 10},
-            "sandbox": {"timeout_s": 20, "pool_size": 1},
-        },
-        "cases": cases,
-    }
-    suite(cases, tmp_path)  # valid
     path = tmp_path / "sums.yaml"
-    path.write_text(yaml.safe_dump(doc))
+    path.write_text(yaml.safe_dump(suite_doc(cases)))
     folder = tmp_path / "training"
     command = [
         sys.executable,
