@@ -303,6 +303,11 @@ class Rating(_Payload):
     score: int = Field(ge=1, le=5)
     comment: str = ""
     by: str
+    expect: str | None = None
+    """The right answer as the person states it (``society rate RUN --collect`` makes the run
+    a feedback case graded by it)."""
+    check: str | None = None
+    """Or a regular expression a right answer matches."""
 
 
 class Critique(_Payload):

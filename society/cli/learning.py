@@ -183,13 +183,23 @@ def train_command(
 
 def rate_command(
     run: Annotated[str, typer.Argument(metavar="RUN", help="The run's id (or its folder)")],
-    score: Annotated[int, typer.Option(min=1, max=5, help="How good the answer was, 1-5")],
+    score: Annotated[
+        int | None, typer.Option(min=1, max=5, help="How good the answer was, 1-5")
+    ] = None,
     creds: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--creds", help="Your credential for the run (from `society invite RUN --name YOU`)"
         ),
-    ],
+    ] = None,
+    collect: Annotated[
+        bool,
+        typer.Option(
+            "--collect",
+            help="Instead: the ratings people gave in the run (society attach) that state "
+            "the right answer, each under the name its credential gave",
+        ),
+    ] = False,
     remark: Annotated[str, typer.Option(help="What you would tell the society")] = "",
     expect: Annotated[
         str | None, typer.Option(help="The right answer: a number, or a text it must contain")
@@ -214,6 +224,12 @@ def rate_command(
         text = f"no run {run!r} in {runs_dir} (give its id or its folder)"
         raise fail(text, EXIT_BAD_INPUT)
     run_id = folder.name
+    if collect:
+        _collect(folder, run_id, suite_path)
+        return
+    if score is None or creds is None:
+        text = "give --score and --creds (your credential for the run), or --collect"
+        raise fail(text, EXIT_BAD_INPUT)
     try:
         by = rater(folder, run_id, load_credential(creds))
         case = rated_case(
@@ -230,5 +246,43 @@ def rate_command(
         f"{by} rated run {run_id} {score}/5; case {case['id']} {said} {suite_path}\n"
         f"train on it: society train SUITE --feedback {suite_path}; "
         f"re-run it: society eval {suite_path}",
+        highlight=False,
+    )
+
+
+def _collect(folder: Path, run_id: str, suite_path: Path) -> None:
+    """The run's logged ratings that state the right answer, as feedback cases (their
+    ``by`` was checked against the sender's credential when they were said)."""
+    from bus.logfile import read_jsonl
+    from bus.payloads import Rating
+    from society.errors import RunNotFound, ScenarioError
+    from society.learning.feedback import FeedbackError, add_case, rated_case
+
+    ratings = [
+        r.envelope.payload
+        for r in read_jsonl(folder / "log.jsonl").records
+        if r.envelope is not None and isinstance(r.envelope.payload, Rating)
+    ]
+    usable = [r for r in ratings if r.expect is not None or r.check is not None]
+    for rating in usable:
+        try:
+            case = rated_case(
+                folder,
+                run_id,
+                by=rating.by,
+                score=rating.score,
+                remark=rating.comment,
+                expect=rating.expect,
+                check=rating.check,
+            )
+            add_case(suite_path, case)
+        except (FeedbackError, RunNotFound, ScenarioError) as exc:
+            text = f"{rating.by}'s rating: {exc}"
+            raise fail(text, EXIT_BAD_INPUT) from None
+        out.print(f"{rating.by} rated run {run_id} {rating.score}/5: kept in {suite_path}")
+    left = len(ratings) - len(usable)
+    out.print(
+        f"{len(usable)} rating(s) kept as cases; {left} without a right answer stay "
+        "feedback in memory",
         highlight=False,
     )

@@ -34,7 +34,10 @@ HELP = """commands (one a line):
   say [@role] <text>           a remark to one role (@planner, @researcher, ...) or to everyone
   pause | resume               stop / restart handing out tasks (work in flight goes on)
   abort [reason]               end the run now (partial results are kept)
-  rate <task> <1-5> [comment]  rate a task's result (stored as feedback in long-term memory)
+  rate <task> <1-5> [expect=V|check=RE] [comment]
+                               rate a task's result (feedback in long-term memory; with
+                               the right answer, `society rate RUN --collect` makes the
+                               run a case to train on)
   pending | who | help | quit  what waits for an answer, who is attached, this text, leave"""
 
 
@@ -88,6 +91,8 @@ class Rate:
     task_id: str
     score: int
     comment: str = ""
+    expect: str | None = None
+    check: str | None = None
 
 
 @dataclass(frozen=True)
@@ -156,7 +161,14 @@ def parse_command(line: str, known_ids: Collection[str] = ()) -> Command | None:
             if len(parts) < 2 or not parts[1].isdigit() or not 1 <= int(parts[1]) <= 5:
                 msg = "rate <task> <1-5> [comment]"
                 raise CommandError(msg)
-            return Rate(parts[0], int(parts[1]), parts[2].strip() if len(parts) > 2 else "")
+            comment = parts[2].strip() if len(parts) > 2 else ""
+            said, _, after = comment.partition(" ")
+            key, eq, value = said.partition("=")
+            if eq and key in ("expect", "check") and value:
+                expected = value if key == "expect" else None
+                pattern = value if key == "check" else None
+                return Rate(parts[0], int(parts[1]), after.strip(), expected, pattern)
+            return Rate(parts[0], int(parts[1]), comment)
         case "help" | "?" | "quit" | "exit" | "pending" | "who":
             simple = {"?": "help", "exit": "quit"}.get(word, word)
             return Simple(simple)  # type: ignore[arg-type]

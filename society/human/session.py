@@ -260,7 +260,7 @@ class HumanSession:
                 await self._send(Chat(text=text, to=to, by=self.name))
             case Steer(action=action, reason=reason):
                 await self._send(Control(action=action, reason=reason, by=self.name))
-            case Rate(task_id=task_id, score=score, comment=comment):
+            case Rate(task_id=task_id, score=score, comment=comment, expect=expect, check=check):
                 late = self.conv.human.ratings_closed(self.conv.final_ts, time.time())
                 if late is not None:
                     raise CommandError(late)
@@ -268,7 +268,14 @@ class HumanSession:
                     done = ", ".join(sorted(self.conv.results)) or "none yet"
                     msg = f"task {task_id!r} has no result to rate (tasks with results: {done})"
                     raise CommandError(msg)
-                rating = Rating(task_id=task_id, score=score, comment=comment, by=self.name)
+                rating = Rating(
+                    task_id=task_id,
+                    score=score,
+                    comment=comment,
+                    by=self.name,
+                    expect=expect,
+                    check=check,
+                )
                 await self._send(rating, task_id=task_id)
         return True
 

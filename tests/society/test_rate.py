@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from bus import Envelope
+from bus.payloads import Rating
 from society.credentials import RunCredentials
 from society.eval.graders import Submission, grade_all
 from society.eval.suite import load_suite
@@ -82,3 +84,32 @@ async def test_a_rated_run_becomes_a_case_graded_by_the_persons_expectation(
     assert again.returncode == 0 and "replaced its earlier rating" in again.stdout
     [case] = load_suite(suite).cases
     assert case.graders[0].kind == "regex"
+
+
+async def test_ratings_said_in_the_run_with_a_right_answer_are_collected_as_cases(
+    run_yaml: RunYaml, tmp_path: Path
+) -> None:
+    outcome = await run_yaml(scenario((None, DAYS), cross_check=False))
+    assert outcome.log_path is not None
+    # what `rate count 2 expect=319 ...` in `society attach` sends (the bus checked `by`
+    # against the sender's credential when it was said), and a rating with no answer
+    said = [
+        Rating(task_id="count", score=2, comment="both ends", by="ada", expect="319"),
+        Rating(task_id="count", score=4, comment="fine", by="bo"),
+    ]
+    with outcome.log_path.open("a") as log:
+        for n, rating in enumerate(said, start=10_000):
+            env = Envelope.new(outcome.run_id, f"human/{rating.by}", rating, task_id="count")
+            subject = f"society.{outcome.run_id}.human_answer"
+            log.write(
+                json.dumps({"seq": n, "subject": subject, "envelope": env.model_dump(mode="json")})
+                + "\n"
+            )
+    suite = tmp_path / "feedback.yaml"
+    done = rate(str(outcome.run_dir), "--collect", "--suite", str(suite), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "1 rating(s) kept as cases; 1 without a right answer" in " ".join(done.stdout.split())
+    [case] = load_suite(suite).cases
+    assert case.remark == "ada rated the run 2/5: both ends"
+    right = await grade_all(case.graders, Submission("319 days"), case.inputs, None)
+    assert [g.passed for g in right] == [True]
