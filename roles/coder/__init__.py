@@ -1,7 +1,8 @@
 """The coder's wing: the role that writes programs and runs them in the sandbox, and what it
 needs to do that well with a small model.
 
-- `role`: the `Coder` worker role (bus, sandbox records, artifacts) and its prompts.
+- `role`: the `Coder` worker role (bus, sandbox records, artifacts) and its prompts;
+  `instructions`: its system prompt (a prompt set may replace it).
 - `program_checks`: what makes a program that ran still no answer (a result written in as a
   literal, inputs made up); `cross_check` and `votes`: a second and third program, and which
   values are kept; `hints`: the mistakes small models make, named from a failed run;

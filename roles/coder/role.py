@@ -25,6 +25,7 @@ from bus.verdicts import CheckKind, CheckVerdict
 from roles.coder import function_writer
 from roles.coder.cross_check import quoted_in
 from roles.coder.input_notes import input_notes
+from roles.coder.instructions import DOCUMENT_CHARS, SYSTEM, WORKED_EXAMPLE
 from roles.coder.missing_imports import with_imports
 from roles.coder.protocol import given_values, quoted_documents
 from roles.coder.select import select
@@ -47,19 +48,6 @@ __all__ = ["Coder"]
 
 LOG_FILE_CAP = 256_000
 """Files larger than this (bytes) are kept as artifacts but not copied into the log."""
-
-SYSTEM = """You are the coder of a team of AI agents. You write one self-contained Python 3
-program for a task. It runs in a sandbox with no network. The values given with the task
-are already defined as Python variables of those names (and all together in the dict
-`inputs`, also the file inputs.json); the goal's documents are files in the working folder.
-A task with one output prints it; a task with several writes outputs.json, one JSON object
-with one key per output. Files you write in the working folder are kept as artifacts. The
-program runs as it is: no input(), no command-line arguments, and code at module level (a
-function you define must be called). Answer with the whole program in one ```python
-fenced block."""
-
-DOCUMENT_CHARS = 6000
-"""How much of the goal's documents the coder's prompt quotes (all of them are files)."""
 
 RESERVED = frozenset({"inputs.json", "outputs.json"})
 
@@ -406,10 +394,7 @@ class Coder(WorkerRole[CoderSettings]):
         ]
         examples = self._examples.get(task.id, [])
         if examples:
-            parts.append(
-                "A verified solution of a similar goal (its values may differ; adapt it, do "
-                "not copy its numbers):\n\n" + "\n\n".join(examples)
-            )
+            parts.append(WORKED_EXAMPLE + "\n\n" + "\n\n".join(examples))
         notes = assignment.notes + (self.talk.take_remarks() if not note else [])
         if notes:
             parts.append("Keep in mind:\n- " + "\n- ".join(notes))

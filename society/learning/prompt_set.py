@@ -33,7 +33,7 @@ COMPONENTS: tuple[Component, ...] = ("planner", "coder", "verifier")
 
 def built_in() -> dict[str, str]:
     """The roles' built-in instructions (what training starts from)."""
-    from roles.coder.role import SYSTEM as CODER  # the roles load only when asked
+    from roles.coder.instructions import SYSTEM as CODER  # the roles load only when asked
     from roles.planner import SYSTEM as PLANNER
     from roles.verifier.spec import SYSTEM as VERIFIER
 

@@ -20,7 +20,7 @@ import pytest
 import yaml
 from rich.console import Console
 
-from roles.coder.role import SYSTEM
+from roles.coder.instructions import SYSTEM
 from society.eval.suite import Suite
 from society.learning.prompt_set import ValRow
 from society.learning.train import TrainSettings, adopt, train
