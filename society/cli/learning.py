@@ -164,7 +164,8 @@ def train_command(
     out.print(
         f"{'adopted' if report.adopted else 'refused'}: {report.why}{table}\n"
         f"{report.candidates} candidate(s), {report.metric_calls} metric calls "
-        f"({report.case_runs} case runs here), {report.wall_s / 60:.1f} min; "
+        f"({report.case_runs} case runs here, {report.case_tokens:,} tokens; reflection "
+        f"{report.reflection_tokens:,} tokens), {report.wall_s / 60:.1f} min; "
         f"files in {settings.folder}",
         highlight=False,
     )

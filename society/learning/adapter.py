@@ -129,6 +129,8 @@ class SocietyAdapter:
         self.said = said
         self.case_runs = 0
         """Cases run by this process (not answered from the score file)."""
+        self.case_tokens = 0
+        """Their tokens."""
         self._goals: dict[str, str] = {}
 
     def evaluate(
@@ -146,6 +148,7 @@ class SocietyAdapter:
                 self.scores.add(scored)
                 known[record.case] = scored
                 self.case_runs += 1
+                self.case_tokens += record.tokens
 
             run = asyncio.run_coroutine_threadsafe(self.runs(todo, candidate, keep), self.loop)
             run.result()

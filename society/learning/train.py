@@ -87,6 +87,10 @@ class TrainReport:
     wall_s: float
     before: ValRow | None = None
     after: ValRow | None = None
+    reflection_tokens: int = 0
+    """Tokens in and out of the reflection model's calls in this process."""
+    case_tokens: int = 0
+    """Tokens of the case runs this process made while training."""
     prompt_set: PromptSet | None = None
     files: dict[str, Path] = field(default_factory=dict)
 
@@ -289,6 +293,8 @@ async def train(settings: TrainSettings, console: Console) -> TrainReport:
         report.after = val_row(after.records)
         report.adopted, report.why = adopt(report.before, report.after)
     report.wall_s = round(time.monotonic() - started, 1)
+    report.reflection_tokens = tokens[0] + tokens[1]
+    report.case_tokens = adapter.case_tokens
     made = Provenance(
         command=settings.command,
         model=settings.model_label,
