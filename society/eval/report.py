@@ -27,7 +27,12 @@ def _opt(value: float | None, fmt: str) -> str:
 def render_results(console: Console, results: EvalResults) -> None:
     """The per-answer table, then the totals."""
     half = f" ({results.split})" if results.split else ""
-    table = Table(title=f"eval {results.suite}{half} on {results.model}", title_justify="left")
+    used = [f"memory {results.memory}"] if results.memory != "per-case" else []
+    used += [f"prompt set {results.prompts}"] if results.prompts else []
+    also = f" · {', '.join(used)}" if used else ""
+    table = Table(
+        title=escape(f"eval {results.suite}{half} on {results.model}{also}"), title_justify="left"
+    )
     for col in ("case", "arm", "passed", "ended", "calls", "tokens", "wall s", "cost"):
         table.add_column(col, justify="right" if col in ("calls", "tokens", "wall s") else "left")
     for r in results.records:
