@@ -54,7 +54,7 @@ _LISTENS: dict[str, tuple[Channel, ...] | None] = {
     "runner": None,
     "critic": None,
     "human": None,
-    "reflector": (Channel.TASK, Channel.RESULT, Channel.EXEC, Channel.CRITIQUE, *_WORKING),
+    "reflector": (Channel.TASK, Channel.RESULT, Channel.CRITIQUE, *_WORKING),
     "planner": _WORKING,
     "researcher": _WORKING,
     "coder": _WORKING,

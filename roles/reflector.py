@@ -1,6 +1,5 @@
 """The reflector: turns failed tasks, critiques and human ratings into lessons in
-long-term memory, which the planner and the manager recall into later prompts; and keeps
-the program behind a verified answer as a solution the coder recalls for a similar goal.
+long-term memory, which the planner and the manager recall into later prompts.
 
 It learns only from the goal's work: not from a task the model could not be reached for
 or whose workers died, not from anything after an abort or a budget stop, and not from
@@ -43,7 +42,6 @@ from bus.subjects import Channel
 from roles.base import Role
 from roles.context import RoleContext
 from roles.settings import ReflectorSettings
-from roles.solutions import SOLUTION, Programs
 
 __all__ = ["Reflector"]
 
@@ -64,17 +62,14 @@ class Reflector(Role[ReflectorSettings]):
         """The run is paused (a person is deciding): no lessons until it resumes."""
         self.final_at: int | None = None
         """When the final message was made (µs): ratings are kept for a window after it."""
-        self.programs = Programs()
-        """The programs the run ran (the verified one becomes a solution)."""
 
     def subscriptions(self) -> list[tuple[str, str | None]]:
-        """Assignments, results, executions, critiques, ratings and the final message."""
+        """Assignments, results, critiques, ratings and the final message."""
         run = self.run_id
         return [
             (subjects.subject(run, Channel.GOAL), None),
             (subjects.run_wildcard(run, Channel.TASK), None),
             (subjects.subject(run, Channel.RESULT), None),
-            (subjects.subject(run, Channel.EXEC), None),
             (subjects.subject(run, Channel.CRITIQUE), None),
             (subjects.run_wildcard(run, Channel.HUMAN_ANSWER), None),
             (subjects.subject(run, Channel.FINAL), None),
@@ -87,7 +82,6 @@ class Reflector(Role[ReflectorSettings]):
         match p:
             case Goal():
                 self.goal = p.text
-                self.programs.see(env)
             case TaskAssignment():
                 self.tasks[p.task.id] = p.task.description
                 if not self.goal:
@@ -124,15 +118,12 @@ class Reflector(Role[ReflectorSettings]):
                 )
             case Final():
                 self.final_at = env.ts
-                solution = self.programs.solution(p)
-                if solution is not None:
-                    await self.learn(solution.text(), task_kind="coder", parent=env, kind=SOLUTION)
-            case ExecRequest() | ExecResult():
-                self.programs.see(env)
             case (
                 PlanRequest()
                 | Plan()
                 | PlanDecision()
+                | ExecRequest()
+                | ExecResult()
                 | Question()
                 | Answer()
                 | Chat()

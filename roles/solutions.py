@@ -2,22 +2,34 @@
 kept as a worked example and recalled for a similar goal only, so an unrelated goal recalls
 nothing.
 
-`Programs` follows a run's messages (live in the reflector, or read back from a log) and
-names the program behind its final answer; `Solution.text` is what memory keeps and the
-coder's prompt quotes; `relevance` is how alike two goals are (the recall threshold).
+`Programs` reads a run's messages and names the program behind its final answer;
+`read_run` does it for a finished run's log (the runner keeps a `succeeded` run's solution
+from its whole log once it ends, so a resumed run keeps what an uninterrupted one would);
+`Solution.text` is what memory keeps and the coder's prompt quotes; `relevance` is how
+alike two goals are (the recall threshold).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from bus import Envelope
+from bus.logfile import read_jsonl
 from bus.payloads import ExecRequest, ExecResult, Final, Goal
 from roles.coder.protocol import LINE
-from roles.memory import SOLUTION_KIND, STOP_WORDS
+from roles.memory import SOLUTION_KIND, STOP_WORDS, Memory
 
-__all__ = ["SOLUTION", "Programs", "Solution", "content_words", "relevance"]
+__all__ = [
+    "SOLUTION",
+    "Programs",
+    "Solution",
+    "content_words",
+    "keep_solution",
+    "read_run",
+    "relevance",
+]
 
 SOLUTION = SOLUTION_KIND
 """The memory kind of a verified solution (recalled only by the coder, only when asked)."""
@@ -97,3 +109,36 @@ class Programs:
             if code is not None and (v.passed or checked_by is not None):
                 return Solution(self.goal, code, tuple(dict.fromkeys(checks)), self.given)
         return None
+
+
+def keep_solution(memory: Memory, log: Path, run_id: str) -> bool:
+    """Store the solution of a run that ended ``succeeded`` (from its whole log); False when
+    it did not, or memory already holds one like it."""
+    programs, final = read_run(log)
+    solution = programs.solution(final) if final is not None else None
+    if solution is None:
+        return False
+    stored = memory.add(
+        solution.text(),
+        kind=SOLUTION_KIND,
+        task_kind="coder",
+        run_id=run_id,
+        source="final",
+        goal=solution.goal,
+    )
+    return stored is not None
+
+
+def read_run(log: Path) -> tuple[Programs, Final | None]:
+    """A finished run's programs and its final message, from its log (`RunLogError` when
+    there is no log)."""
+    programs = Programs()
+    final: Final | None = None
+    for entry in read_jsonl(log).records:
+        env = entry.envelope
+        if env is None:
+            continue
+        programs.see(env)
+        if isinstance(env.payload, Final):
+            final = env.payload
+    return programs, final

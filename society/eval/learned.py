@@ -12,10 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bus.errors import RunLogError
-from bus.logfile import read_jsonl
-from bus.payloads import Final
 from roles.memory import SOLUTION_KIND, Memory
-from roles.solutions import Programs, Solution
+from roles.solutions import Solution, read_run
 from society.eval.results import EvalResults, Record
 
 __all__ = ["GRADED", "Learned", "learn_solutions", "program_of"]
@@ -64,25 +62,11 @@ def learn_solutions(results_path: Path, memory: Memory) -> Learned:
     return learned
 
 
-def _read(folder: Path) -> tuple[Programs, Final | None]:
-    """A run's programs and its final message, from its log."""
-    programs = Programs()
-    final: Final | None = None
-    for entry in read_jsonl(folder / "log.jsonl").records:
-        env = entry.envelope
-        if env is None:
-            continue
-        programs.see(env)
-        if isinstance(env.payload, Final):
-            final = env.payload
-    return programs, final
-
-
 def _solution(record: Record) -> Solution | str:
     """The program behind ``record``'s answer, or why there is none."""
     if not record.folder:
         return "the record names no run folder"
-    programs, final = _read(Path(record.folder))
+    programs, final = read_run(Path(record.folder) / "log.jsonl")
     if final is None:
         return "its log holds no final message"
     solution = programs.solution(final, checked_by=GRADED)
@@ -95,7 +79,7 @@ def program_of(record: Record) -> str:
     if not record.folder:
         return ""
     try:
-        programs, final = _read(Path(record.folder))
+        programs, final = read_run(Path(record.folder) / "log.jsonl")
     except (RunLogError, OSError):
         return ""
     if final is None:

@@ -29,6 +29,7 @@ from roles.base import Role
 from roles.budget import BudgetGuard
 from roles.manager.manager import Manager
 from roles.manager.restore import Restored, rebuild, resume
+from roles.solutions import keep_solution
 from society.credentials import OWNER, RunAccess, RunCredentials
 from society.errors import ModelConfigError
 from society.human import human_in_run
@@ -215,6 +216,8 @@ async def run_scenario(
                 console.print(f"[dim]ratings are open for {window:g}s while people are attached[/]")
                 await observer.ratings_window(window)
             await _export_once(observer, roles, log_path)
+            if state.final is not None and state.final.status == "succeeded":
+                keep_solution(shared.memory, log_path, run_id)  # from the whole log
 
     finally:  # interrupted or not: the summary of what happened, with the log
         outcome = write_outcome(
