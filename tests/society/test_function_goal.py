@@ -9,6 +9,7 @@ import pytest
 from bus.payloads import Usage
 
 from .conftest import RunYaml, payloads
+from .test_real_work import coded
 
 pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(120)]
 
@@ -32,13 +33,7 @@ def add_one(x):
 
 def scenario(*coder: tuple[str | None, str], drafts: int = 3) -> str:
     """A function goal, and the coder's answers: (pattern or None, code)."""
-    answers = []
-    for match, program in coder:
-        block = "        ```python" + "".join(
-            f"\n        {line}" for line in program.strip().splitlines()
-        )
-        head = f"    - match: '{match}'\n      answer: |\n" if match else "    - answer: |\n"
-        answers.append(head + block + "\n        ```")
+    answers = coded(*coder)
     return (
         f"""
 name: function
