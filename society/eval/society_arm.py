@@ -70,6 +70,11 @@ async def run_society(scenario: Scenario, run_id: str, ctx: EvalContext) -> Answ
     if ctx.memory_from is not None:
         memory_dir.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(ctx.memory_from / MEMORY_FILE, memory_dir / MEMORY_FILE)
+        coder = scenario.roles.coder
+        if coder.solutions == 0:  # --memory asks for its solutions to be recalled
+            coder = coder.model_copy(update={"solutions": 1})
+            roles = scenario.roles.model_copy(update={"coder": coder})
+            scenario = scenario.model_copy(update={"roles": roles})
     options = RunOptions(
         runs_dir=runs,
         run_id=run_id,

@@ -123,3 +123,58 @@ async def test_an_evals_answers_become_solutions_only_when_the_graders_passed_th
     assert (learned.added, learned.skipped, learned.split) == (["right-r0"], {}, "train")
     assert entry.goal == DAYS_GOAL and entry.run_id == "right-r0"
     assert GRADED in entry.text and "fromisoformat" in entry.text
+
+
+async def test_an_eval_with_memory_gives_each_case_a_copy_to_recall_from(tmp_path: Path) -> None:
+    from rich.console import Console
+
+    from roles.solutions import Solution
+    from society.eval.runner import EvalSettings, run_eval
+    from society.eval.suite import Suite
+
+    learned = tmp_path / "learned"
+    memory = Memory(learned)
+    example = Solution(
+        DAYS_GOAL, DAYS, ("the suite's graders passed its answer",), ("start", "end")
+    )
+    memory.add(example.text(), kind=SOLUTION_KIND, task_kind="coder", goal=DAYS_GOAL)
+    memory.close()
+    before = (learned / "memory.sqlite3").read_bytes()
+    plan = {
+        "success_criteria": ["the days are counted"],
+        "tasks": [
+            {"id": "solve", "role": "coder", "description": "Answer.", "outputs": ["answer"]}
+        ],
+    }
+    program = "```python\n" + DAYS.strip() + "\n```"
+    trip = Suite.model_validate(
+        {
+            "name": "trips",
+            "defaults": {
+                "models": {"default": {"provider": "scripted"}},
+                "budgets": {"wall_s": 60, "calls": 10},
+                "sandbox": {"timeout_s": 20, "pool_size": 1},
+            },
+            "cases": [
+                {
+                    "id": "trip",
+                    "goal": LIKE_IT,
+                    "inputs": {"start": "2025-06-01", "end": "2025-06-15"},
+                    "graders": [{"kind": "number", "value": 14}],
+                    # answered only when the worked example is in the coder's prompt
+                    "script": {
+                        "planner": [{"answer": plan}],
+                        "coder": [{"match": EXAMPLE, "answer": program}],
+                    },
+                }
+            ],
+            "base_dir": tmp_path,
+        }
+    )
+    settings = EvalSettings(arms=["society"], runs_dir=tmp_path / "runs", memory_from=learned)
+    console = Console(file=(tmp_path / "progress.txt").open("w"), width=120)
+    results, _ = await run_eval(trip, settings, console)
+    [record] = results.records
+    assert record.passed, record
+    assert results.memory == f"per-case from {learned}"
+    assert (learned / "memory.sqlite3").read_bytes() == before  # each case had a copy
