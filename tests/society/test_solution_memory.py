@@ -35,7 +35,7 @@ goal:
   text: {goal}
   inputs: {inputs}
 models: {{default: {{provider: scripted}}}}
-roles: {{coder: {{cross_check: false}}}}
+roles: {{coder: {{cross_check: false, solutions: 1}}}}
 sandbox: {{timeout_s: 20, pool_size: 1}}
 budgets: {{wall_s: 120, replans: 0}}
 script:
