@@ -304,10 +304,8 @@ class Rating(_Payload):
     comment: str = ""
     by: str
     expect: str | None = None
-    """The right answer as the person states it (``society rate RUN --collect`` makes the run
-    a feedback case graded by it)."""
+    """The right answer as stated, or ``check``, a regex (`society rate --collect`)."""
     check: str | None = None
-    """Or a regular expression a right answer matches."""
 
 
 class Critique(_Payload):
