@@ -16,7 +16,7 @@ import ast
 import builtins
 import re
 
-__all__ = ["Example", "check_program", "examples_in", "passed_of"]
+__all__ = ["Example", "check_program", "examples_in", "passed_of", "usable_example"]
 
 Example = tuple[str, str]
 """(call, expected value), both Python expressions."""
@@ -67,14 +67,18 @@ def examples_in(prompt: str, entry: str) -> list[Example]:
             m = _ARROW.search(stripped)
             if m is not None:
                 call, want = m.group("call"), m.group("want")
-        if not call or not want or f"{entry}(" not in call:
-            continue
-        if not (_expression(call) and _expression(want)):
-            continue
-        if _bare_names(call, entry) or _bare_names(want, entry) or f"{entry}(" in want:
-            continue  # a value that calls the function defines it (``tri(n) = tri(n-1)...``)
-        found.append((call, want))
+        if call and want and usable_example(call, want, entry):
+            found.append((call, want))
     return list(dict.fromkeys(found))
+
+
+def usable_example(call: str, want: str, entry: str) -> bool:
+    """Whether (``call``, ``want``) can be run as an example of ``entry``: both are Python
+    expressions, the call calls it, and neither names a variable it does not define."""
+    if f"{entry}(" not in call or not (_expression(call) and _expression(want)):
+        return False
+    # a value that calls the function defines it (``tri(n) = tri(n-1)...``)
+    return not (_bare_names(call, entry) or _bare_names(want, entry) or f"{entry}(" in want)
 
 
 CHECK = """\

@@ -128,6 +128,12 @@ class CoderSettings(RoleSettings):
     fresh_drafts: int = Field(default=3, ge=0, le=10)
     """For a goal whose answer is a function: fresh drafts after the first draft and its
     fixes failed the docstring's examples (each checked the same way)."""
+    function_tests: bool = True
+    """With ``cross_check``, for a goal whose answer is a function: the verifier writes tests
+    from the docstring alone, and drafts that pass its examples are chosen by them."""
+    function_candidates: int = Field(default=3, ge=1, le=4)
+    """With ``function_tests``: drafts passing the examples drawn at most; drawing stops
+    sooner once one passes every test or two return the same on every test."""
     cross_check: bool | None = None
     """Check each task's outputs by a second program written independently (a third breaks
     a tie); outputs no check confirmed leave the run ``unverified``. Default: on for live

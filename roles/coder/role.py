@@ -15,14 +15,14 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
-from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
+from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from pydantic import JsonValue
 
 from bus import Envelope
 from bus.deliverable import Deliverable
 from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
 from bus.verdicts import CheckKind, CheckVerdict
-from roles.coder import function_writer
+from roles.coder import function_tests, function_writer
 from roles.coder.cross_check import quoted_in
 from roles.coder.input_notes import input_notes
 from roles.coder.instructions import DOCUMENT_CHARS, SYSTEM, WORKED_EXAMPLE
@@ -33,12 +33,11 @@ from roles.coder.solve import Program, solve
 from roles.coder.votes import Solved, voted
 from roles.context import RoleContext
 from roles.errors import ModelAnswerError, TaskFailed
-from roles.examples import examples_in, passed_of
+from roles.examples import Example, examples_in
 from roles.execution import CodeRunner, ExecutionResult, to_payload
 from roles.goal_check import GOAL_CHECK
 from roles.settings import CoderSettings
 from roles.solutions import SOLUTION, relevance
-from roles.structured import AnswerInvalid, code_from
 from roles.verifier import checks as verifier
 from roles.verifier.checks import Judged, VerifierCheck
 from roles.verifier.spec import AnswerSpec, check_program
@@ -263,60 +262,54 @@ class Coder(WorkerRole[CoderSettings]):
     async def _write_function(
         self, env: Envelope, assignment: TaskAssignment, deliverable: Deliverable
     ) -> TaskResult:
-        """The answer is a function: a draft and its fixes, then fresh drafts, each run
-        against its docstring's examples; the first that passes is the answer (else the
-        one that passed the most, unchecked)."""
+        """The answer is a function: drafts run against its docstring's examples and, when
+        checks are on, chosen by the verifier's tests (`roles.coder.function_writer`)."""
         task = assignment.task
         examples = examples_in(deliverable.stub, deliverable.function)
         system = self.system_prompt(self._with_libraries(function_writer.SYSTEM))
         notes = assignment.notes + self.talk.take_remarks()
-        drafts = [None, *function_writer.FRESH[: self.settings.fresh_drafts]]
-        best: tuple[int, str, str, str] | None = None  # examples passed, code, failure, exec id
-        failure = ""
-        tries = 0
-        seen: dict[str, str] = {}  # code checked, and how it failed ("" passed)
-        for n, fresh in enumerate(drafts):
-            request = function_writer.function_request(deliverable, notes, fresh)
-            convo = function_writer.conversation(system, request)
-            for attempt in range(self.settings.max_attempts if n == 0 else 1):
-                if attempt:
-                    convo.append(function_writer.fix_request(failure))
-                reply = await self.calls.call(convo, parent=env, task_id=task.id)
-                convo.append(AssistantMessage(content=reply.text, source=self.name))
-                try:
-                    code = self._imported(code_from(reply.text))
-                except AnswerInvalid as exc:
-                    failure = str(exc)
-                    continue
-                if code.strip() in seen:  # the same code again: it would fail the same way,
-                    failure = seen[code.strip()]  # and more fixes will not change it
-                    break
-                check = function_writer.check_code(deliverable, code, examples)
-                run, exec_id = await self._execute(env, task.id, check, {})
-                tries += 1
-                failure = function_writer.failure_of(run, examples)
-                seen[code.strip()] = failure
-                passed = len(examples) if not failure else passed_of(failure)
-                if best is None or passed > best[0]:  # a wrong example in a docstring
-                    best = (passed, code, failure, exec_id)  # must not cost a better draft
-                if not failure:
-                    break
-                self.log.info("function check failed", task=task.id, problem=failure[:200])
-            if best is not None and not best[2]:
-                break
-        if best is None:
-            msg = f"no answer held the function's code: {failure}"
-            raise TaskFailed(msg)
-        _, code, failure, exec_id = best
-        checks = [f"its code passed the {len(examples)} examples its docstring states"]
-        solved = Solved({"answer": code}, {"solution.py": code.encode()}, exec_id, tries)
-        if failure or not examples:
-            note = failure or "its docstring states no examples to run (the function is defined)"
-            missed = CheckVerdict(
-                kind="examples", what=note, candidate=exec_id, passed=False, independent=True
-            )
-            return self._done(assignment, solved, [], [], note=note, verdicts=[missed])
-        return self._held(assignment, solved, "examples", checks[0])
+        request = function_writer.function_request(deliverable, notes, None)
+
+        async def ask(messages: list[LLMMessage]) -> str:
+            return (await self.calls.call(messages, parent=env, task_id=task.id)).text
+
+        async def run(code: str) -> tuple[ExecutionResult, str]:
+            return await self._execute(env, task.id, code, {})
+
+        async def tests() -> list[Example]:
+            messages: list[LLMMessage] = [
+                SystemMessage(content=function_tests.SYSTEM),
+                UserMessage(content=function_tests.request(deliverable, examples), source="coder"),
+            ]
+            reply = await self.calls.call(messages, parent=env, task_id=task.id)
+            found = function_tests.tests_in(reply.text, deliverable.function, examples)
+            self.log.info("verifier tests", task=task.id, tests=len(found))
+            return found
+
+        checked = bool(self.settings.cross_check and self.settings.function_tests)
+        written = await function_writer.write(
+            deliverable,
+            examples,
+            [system, UserMessage(content=request, source="manager")],
+            ask,
+            run,
+            self._imported,
+            attempts=self.settings.max_attempts,
+            fresh=self.settings.fresh_drafts,
+            tests=tests if checked else None,
+            most=self.settings.function_candidates,
+        )
+        solved = Solved(
+            {"answer": written.code},
+            {"solution.py": written.code.encode()},
+            written.exec_id,
+            written.tries,
+        )
+        checks = [v.what for v in written.verdicts if v.passed]
+        evidence = [e for v in written.verdicts if v.passed for e in v.evidence]
+        return self._done(
+            assignment, solved, checks, evidence, note=written.note, verdicts=written.verdicts
+        )
 
     async def _execute(
         self, env: Envelope, task_id: str, code: str, files: dict[str, bytes]
