@@ -6,7 +6,8 @@ the group kept is the one whose size times the tests it passes is largest.
 Why inputs and behaviour, not only the expected values: on HumanEval problems outside the
 40 measured (1.5B), 47 of 57 expected values the verifier wrote were right, so a right
 function often fails one test; drafts drawn apart that return the same on every input are
-evidence a wrong expected value is not. A test every draft fails is set aside.
+evidence a wrong expected value is not. A test that two drafts or more all fail is set
+aside.
 """
 
 from __future__ import annotations
@@ -178,10 +179,13 @@ class Choice:
 
 def choose(tried: Sequence[Tried]) -> Choice:
     """The group of drafts with the largest size × (1 + tests passed); the earliest on a tie.
-    Tests that every draft fails are set aside (a wrong expected value, likely)."""
+    A test that two drafts or more all fail is set aside (a wrong expected value, likely);
+    one draft alone sets none aside."""
     assert tried, "no draft to choose from"
     width = len(tried[0].behaviour.passed)
-    counted = tuple(i for i in range(width) if any(t.behaviour.passed[i] for t in tried))
+    counted = tuple(
+        i for i in range(width) if len(tried) < 2 or any(t.behaviour.passed[i] for t in tried)
+    )
     groups: dict[tuple[str, ...], list[Tried]] = {}
     for t in tried:
         groups.setdefault(t.behaviour.returned, []).append(t)
