@@ -206,7 +206,8 @@ async def _enough(
     most: int,
 ) -> bool:
     """Whether to stop drawing after a draft passed the examples: with no tests, yes; else
-    once it passes every test, or it returns what an earlier draft did, or ``most`` passed."""
+    once it passes every test, or it returns what an earlier draft did, or ``most`` passed,
+    or it is a tried program again (at temperature 0 more drafts would repeat it too)."""
     if tests is None:
         return True
     if state.tests is None:
@@ -215,7 +216,7 @@ async def _enough(
         return True
     code, exec_id = passed
     if any(same_program(code, t.code) for t in state.tried):
-        return False
+        return True
     result, _ = await run(behaviour_program(deliverable, code, state.tests))
     behaviour = behaviour_of(result, state.tests)
     if behaviour is None:  # it does not run through the tests: not a draft to choose
