@@ -6,8 +6,8 @@ the group kept is the one whose size times the tests it passes is largest.
 Why inputs and behaviour, not only the expected values: on HumanEval problems outside the
 40 measured (1.5B), 47 of 57 expected values the verifier wrote were right, so a right
 function often fails one test; drafts drawn apart that return the same on every input are
-evidence a wrong expected value is not. A test that two drafts or more all fail is set
-aside.
+evidence a wrong expected value is not. A test no draft passes, on which two drafts
+return the same, is set aside.
 """
 
 from __future__ import annotations
@@ -179,13 +179,17 @@ class Choice:
 
 def choose(tried: Sequence[Tried]) -> Choice:
     """The group of drafts with the largest size × (1 + tests passed); the earliest on a tie.
-    A test that two drafts or more all fail is set aside (a wrong expected value, likely);
-    one draft alone sets none aside."""
+    A test no draft passes, on which two drafts written apart return the same, is set aside
+    (a wrong expected value, likely); drafts that all disagree, or one alone, set none aside."""
     assert tried, "no draft to choose from"
     width = len(tried[0].behaviour.passed)
-    counted = tuple(
-        i for i in range(width) if len(tried) < 2 or any(t.behaviour.passed[i] for t in tried)
-    )
+
+    def aside(i: int) -> bool:
+        returned = [t.behaviour.returned[i] for t in tried]
+        failed = not any(t.behaviour.passed[i] for t in tried)
+        return failed and len(set(returned)) < len(returned)
+
+    counted = tuple(i for i in range(width) if not aside(i))
     groups: dict[tuple[str, ...], list[Tried]] = {}
     for t in tried:
         groups.setdefault(t.behaviour.returned, []).append(t)

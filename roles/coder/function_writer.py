@@ -261,7 +261,11 @@ def _chosen(state: _Drafts, examples: list[Example], tries: int) -> Written:
     verdicts = [_examples_held(examples, kept.exec_id)] if examples else []
     total = len(state.tests or [])
     counted = len(choice.counted)
-    aside = f" ({total - counted} set aside: every draft failed them)" if counted < total else ""
+    aside = (
+        f" ({total - counted} set aside: no draft passed them, and two returned the same)"
+        if counted < total
+        else ""
+    )
     if counted:
         what = (
             f"it passed {choice.passed} of the {counted} tests the verifier wrote from the "

@@ -1,7 +1,8 @@
 """The verifier's tests of a function and the choice among drafts by them (no model, no
 sandbox: the check programs run in a local Python): a draft that passes the docstring's
 examples but not the tests gives way to one that passes them; drafts that agree outvote a
-wrong expected value, which is then set aside; one draft alone sets nothing aside; the tests
+wrong expected value, which is then set aside; drafts that disagree, or one alone, set
+nothing aside; the tests
 are asked once, and only once a draft passed the examples."""
 
 from __future__ import annotations
@@ -117,6 +118,9 @@ def test_drafts_that_agree_outvote_a_lone_draft_and_a_test_all_fail_is_set_aside
     assert choice.passed == 2
     alone = choose([lone])
     assert alone.counted == (0, 1, 2) and alone.passed == 1  # one draft sets none aside
+    other = tried("other", ("6", "5", "7"), (True, False, False))
+    apart = choose([lone, other])  # both fail the third test, but return different values
+    assert apart.counted == (0, 1, 2)
 
 
 async def test_a_draft_failing_the_verifiers_test_gives_way_to_one_that_passes() -> None:
