@@ -159,7 +159,10 @@ class Tried:
 
     code: str
     exec_id: str
+    """The id of its examples run's result."""
     behaviour: Behaviour
+    tests_id: str = ""
+    """The id of its tests run's result."""
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,6 @@ __all__ = [
     "SYSTEM",
     "Written",
     "check_code",
-    "conversation",
     "failure_of",
     "fix_request",
     "function_request",
@@ -107,11 +106,6 @@ def fix_request(failure: str) -> UserMessage:
         content=f"{failure}\nFix the function and answer with the whole corrected code.",
         source="sandbox",
     )
-
-
-def conversation(system: LLMMessage, request: str) -> list[LLMMessage]:
-    """A fresh conversation for one draft."""
-    return [system, UserMessage(content=request, source="manager")]
 
 
 Ask = Callable[[list[LLMMessage]], Awaitable[str]]
@@ -217,12 +211,12 @@ async def _enough(
     code, exec_id = passed
     if any(same_program(code, t.code) for t in state.tried):
         return True
-    result, _ = await run(behaviour_program(deliverable, code, state.tests))
+    result, tests_id = await run(behaviour_program(deliverable, code, state.tests))
     behaviour = behaviour_of(result, state.tests)
     if behaviour is None:  # it does not run through the tests: not a draft to choose
         return False
     agrees = any(t.behaviour.returned == behaviour.returned for t in state.tried)
-    state.tried.append(Tried(code, exec_id, behaviour))
+    state.tried.append(Tried(code, exec_id, behaviour, tests_id))
     return all(behaviour.passed) or agrees or len(state.tried) >= most
 
 
@@ -278,7 +272,7 @@ def _chosen(state: _Drafts, examples: list[Example], tries: int) -> Written:
                 candidate=kept.exec_id,
                 passed=choice.passed == counted,
                 independent=True,
-                evidence=[kept.exec_id],
+                evidence=[kept.tests_id],
             )
         )
     if choice.agreeing > 1:
@@ -290,7 +284,7 @@ def _chosen(state: _Drafts, examples: list[Example], tries: int) -> Written:
                 candidate=kept.exec_id,
                 passed=True,
                 independent=False,
-                evidence=[t.exec_id for t in state.tried],
+                evidence=[t.tests_id for t in state.tried],
             )
         )
     failed = [v.what for v in verdicts if not v.passed]
