@@ -256,7 +256,7 @@ def _chosen(state: _Drafts, examples: list[Example], tries: int) -> Written:
     total = len(state.tests or [])
     counted = len(choice.counted)
     aside = (
-        f" ({total - counted} set aside: no draft passed them, and two returned the same)"
+        f" ({total - counted} more set aside: no draft passed them, and two returned the same)"
         if counted < total
         else ""
     )

@@ -140,7 +140,7 @@ async def test_two_agreeing_drafts_set_a_wrong_expected_value_aside() -> None:
     assert kept.code == RIGHT and not kept.note
     assert len(model.asked) == 2  # two drafts agreed: no third
     (prop,) = [v for v in kept.verdicts if v.kind == "property"]
-    assert prop.passed and "1 of the 1 tests" in prop.what and "1 set aside" in prop.what
+    assert prop.passed and "1 of the 1 tests" in prop.what and "1 more set aside" in prop.what
     (agreed,) = [v for v in kept.verdicts if v.kind == "agreement"]
     assert agreed.passed and not agreed.independent
 
