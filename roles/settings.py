@@ -130,7 +130,10 @@ class CoderSettings(RoleSettings):
     fixes failed the docstring's examples (each checked the same way)."""
     function_tests: bool = True
     """With ``cross_check``, for a goal whose answer is a function: the verifier writes tests
-    from the docstring alone, and drafts that pass its examples are chosen by them."""
+    from the docstring alone, and drafts that pass its examples are chosen by them. On the 16
+    HumanEval problems outside the measured 40 where the loop ended a false success (1.5B):
+    6 right and 3 false successes with them, 4 and 6 without, at 2.6x the calls; on the 40:
+    31 right either way, 3 false successes against 1, 1.7x the calls."""
     function_candidates: int = Field(default=3, ge=1, le=4)
     """With ``function_tests``: drafts passing the examples drawn at most; drawing stops
     sooner once one passes every test or two return the same on every test."""
