@@ -6,12 +6,16 @@ the feedback.
 - `ran`: it exited 0 in time (else the exit code, stderr's tail and the hints that name the
   mistakes small models make);
 - `wrote_outputs`: it wrote every output (``outputs.json``, or a single printed value);
+- `valued`: its outputs are values, not a Python object's text (``<class 'itertools.count'>``,
+  ``<generator object …>``), ``nan``, ``inf`` or null: what a program that printed the wrong
+  name gives, which a second program can repeat;
 - `computed`: its result is computed, not written in as a literal, from inputs that exist.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -32,6 +36,7 @@ __all__ = [
     "ran",
     "read_outputs",
     "run_problem",
+    "valued",
     "wrote_outputs",
 ]
 
@@ -135,10 +140,47 @@ def wrote_outputs(a: Attempt) -> str:
     return ""
 
 
+NOT_A_VALUE = re.compile(
+    r"<(?:class|function|built-in function|bound method|module|generator object|map object"
+    r"|filter object|zip object)\s[^\n>]*>?|<[\w.]+ object at 0x[0-9a-fA-F]+>|(?<![\w.])-?(?:nan|inf)(?![\w-])"
+)
+"""What a program prints when it prints an object, or a float that is no number."""
+
+
+def _not_values(value: JsonValue) -> list[str]:
+    match value:
+        case None:
+            return ["null"]
+        case str() if value.strip() == "None":
+            return ["None"]
+        case str():
+            return [m.group(0) for m in NOT_A_VALUE.finditer(value)]
+        case list():
+            return [bad for v in value for bad in _not_values(v)]
+        case dict():
+            return [bad for v in value.values() for bad in _not_values(v)]
+        case _:
+            return []
+
+
+def valued(a: Attempt) -> str:
+    """Its outputs hold values, not a Python object's text, ``nan``, ``inf`` or null."""
+    outputs = read_outputs(a.outputs, a.run)
+    for name, value in outputs.items():
+        bad = _not_values(value)
+        if bad:
+            return (
+                f"the output {name!r} holds {bad[0]!r}, which is not a value: the program "
+                "wrote an object, or a computation that found nothing, where the value "
+                "belongs. Compute the value and write it."
+            )
+    return ""
+
+
 def computed(a: Attempt) -> str:
     """Its result is computed, from inputs that exist (`unchecked_problem`)."""
     return unchecked_problem(a.code, read_outputs(a.outputs, a.run), a.inputs, a.quoted)
 
 
-CHECKS: tuple[Check, ...] = (ran, wrote_outputs, computed)
+CHECKS: tuple[Check, ...] = (ran, wrote_outputs, valued, computed)
 """Every check of a program, in the order the first problem is reported."""

@@ -1,13 +1,19 @@
 """What kind of value every right answer to a goal gives, as the verifier states it from the
 goal alone (a typed value, held to its schema by constrained decoding), and the check program
-made from it: a count is a whole number, not negative; a probability lies in [0, 1]; a
-percentage in [0, 100]; a name, a date, a yes or no is said as one.
+made from it: a count is a whole number above 0; a probability lies strictly between 0 and
+1; a percentage in (0, 100]; a name, a date, a yes or no is said as one.
 
 Why a kind and not a program or bounds: on train (1.5B), a check program written freely
 compared with an answer the verifier worked out itself, wrongly ("assert answer == '1056'",
 a gcd of 33 for 21), and free bounds were guesses (a largest of 100 for 50,400
 arrangements, whole numbers for a probability); naming one of eight kinds it got right on
 10 of 11 train goals, and a kind cannot smuggle an answer in.
+
+Why not 0 (nor a probability of 1): it is what a program that found nothing, or counted
+everything, gives (a filter that matched nothing, a loop that never ran), so two such
+programs agree on it. On train (1.5B, bec0244) every answer stating a computed 0 was wrong,
+and 3 of the 8 wrong answers that ended `succeeded` were a 0 two programs agreed on. A right
+0 is rare in a goal that asks for a value; it ends `unverified`, not `succeeded`.
 """
 
 from __future__ import annotations
@@ -45,15 +51,15 @@ class AnswerSpec(BaseModel):
     values_asked: int = Field(default=1, ge=1, le=6)
 
 
-_NUMBER = "n >= 0 and abs(n - round(n)) < 1e-9"
+_WHOLE = "n >= 1 and abs(n - round(n)) < 1e-9"
 CONDITIONS: dict[str, tuple[str, str]] = {
-    "count": (_NUMBER, "a count of whole things is a whole number, not negative"),
-    "amount": ("True", "an amount is a number"),
+    "count": (_WHOLE, "a count the goal asks for is a whole number, and not 0"),
+    "amount": ("n != 0", "an amount the goal asks for is a number, and not 0"),
     "probability": (
-        "0 <= n <= (100 if '%' in answer else 1)",
-        "a probability lies between 0 and 1 (or 0 and 100 %)",
+        "0 < n < (100 if '%' in answer else 1)",
+        "a probability the goal asks for lies strictly between 0 and 1 (or 0 and 100 %)",
     ),
-    "percentage": ("0 <= n <= 100", "a percentage lies between 0 and 100"),
+    "percentage": ("0 < n <= 100", "a percentage lies between 0 and 100, and is not 0"),
 }
 """For a kind that is a number: what the answer's computed numbers must hold, and why."""
 

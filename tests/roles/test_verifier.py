@@ -74,6 +74,21 @@ async def test_a_stated_count_catches_a_fraction_and_a_negative_and_not_the_goal
     assert [o for o, _ in judged.outcomes] == ["pass", "fail", "fail", "fail"]
 
 
+async def test_a_computed_zero_is_no_evidence_for_a_count_or_a_probability(
+    shared_sandbox: object,
+) -> None:
+    count = VerifierCheck(check_program(AnswerSpec(kind="count", values_asked=2), []))
+    answers = ["Full bags: 6, remaining: 0", "Full bags: 47, remaining: 3"]
+    judged = await judge(count, answers, {}, runner(shared_sandbox))
+    assert [o for o, _ in judged.outcomes] == ["fail", "pass"]
+    assert "not 0" in judged.outcomes[0][1]
+    probability = VerifierCheck(check_program(AnswerSpec(kind="probability"), []))
+    judged = await judge(
+        probability, ["It is 0.0.", "It is 1.", "It is 0.04"], {}, runner(shared_sandbox)
+    )
+    assert [o for o, _ in judged.outcomes] == ["fail", "fail", "pass"]
+
+
 async def test_a_probability_as_a_fraction_passes_and_one_above_1_fails(
     shared_sandbox: object,
 ) -> None:

@@ -42,8 +42,8 @@ json.dump({"answer": f"{(int(i['end'][:4]) - 1990) * 10} days"}, open("outputs.j
 """
 
 
-NON_NEGATIVE = "{kind: count, values_asked: 1}"
-"""The verifier's statement: a number of days is a whole number, never negative."""
+A_COUNT = "{kind: count, values_asked: 1}"
+"""The verifier's statement: a number of days is a whole number above 0."""
 UNSTATED = "I cannot say."
 """A verifier's reply that is no statement (three times: the parse retries)."""
 
@@ -62,7 +62,7 @@ def coded(*coder: tuple[str | None, str]) -> list[str]:
 
 
 def scenario(
-    *coder: tuple[str | None, str], cross_check: bool = True, verifier: str = NON_NEGATIVE
+    *coder: tuple[str | None, str], cross_check: bool = True, verifier: str = A_COUNT
 ) -> str:
     """A one-task plan that names no input (the task still gets the goal's values) and the
     coder's answers: (pattern or None, program); with ``cross_check``, first the verifier's

@@ -90,6 +90,26 @@ async def test_a_result_written_in_as_a_literal_is_sent_back() -> None:
     assert "writes it in as a literal" in str(fakes.asked[1][-1].content)
 
 
+@pytest.mark.parametrize(
+    "printed_text",
+    [
+        "They occur <class 'itertools.count'> times each.",
+        "<generator object <genexpr> at 0x7f3a2c1e5b10>",
+        "The mean is nan",
+        "None",
+    ],
+)
+async def test_an_output_that_is_no_value_is_sent_back_and_the_fix_is_kept(
+    printed_text: str,
+) -> None:
+    broken = "print(x)"
+    replies = [fenced(broken), fenced(GCD_FIXED)]
+    fakes = Fakes(replies, {broken: printed(printed_text), GCD_FIXED: printed("6")})
+    solved = await solve(convo(), Program(["answer"]), fakes.ask, fakes.execute, 3)
+    assert solved.outputs == {"answer": 6} and solved.attempts == 2
+    assert "which is not a value" in str(fakes.asked[1][-1].content)
+
+
 async def test_a_check_of_the_one_signature_decides_and_the_attempts_are_bounded() -> None:
     def even(a: Attempt) -> str:
         return "" if a.run.stdout.strip() in {"6", "8"} else "the answer must be even"
