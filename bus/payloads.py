@@ -91,6 +91,9 @@ class TaskSpec(_Model):
     """Estimated effort (relative units, > 0)."""
     value: float = Field(default=1.0, ge=0)
     """Estimated value towards the goal (relative units, >= 0)."""
+    purpose: Literal["work", "goal_check"] = "work"
+    """What the task is for: ``work`` towards the answer, or ``goal_check``: the manager's
+    independent answer to the whole goal, which checks the plan's answer (never a planner's)."""
 
 
 class PlanRequest(_Payload):

@@ -80,6 +80,7 @@ def plan_shape(roles: tuple[str, ...], max_tasks: int | None = None) -> AnswerSh
     if roles:
         task["role"] = {**task["role"], "enum": list(roles)}
     task["id"] = {**task["id"], "pattern": IDENTIFIER}
+    task.pop("purpose", None)  # the manager's to give, never the planner's
     if max_tasks is not None:
         doc["properties"]["tasks"] = {**doc["properties"]["tasks"], "maxItems": max_tasks}
     for name in ("inputs", "outputs", "depends_on"):
@@ -87,6 +88,8 @@ def plan_shape(roles: tuple[str, ...], max_tasks: int | None = None) -> AnswerSh
     known = set(roles)
 
     def check(answer: PlanAnswer) -> str | None:
+        if any(t.purpose != "work" for t in answer.tasks):
+            return "a task's purpose is the manager's to give: leave it out"
         wrong = [f"{t.id}: {t.role!r}" for t in answer.tasks if known and t.role not in known]
         if wrong:
             return f"tasks name roles that do not exist ({', '.join(wrong)}); use one of {', '.join(roles)}"

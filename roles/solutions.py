@@ -18,8 +18,8 @@ from pathlib import Path
 from bus import Envelope
 from bus.logfile import read_jsonl
 from bus.payloads import ExecRequest, ExecResult, Final, Goal
-from roles.coder.protocol import LINE
 from roles.memory import SOLUTION_KIND, STOP_WORDS, Memory
+from roles.program import LINE
 
 __all__ = [
     "SOLUTION",

@@ -1,7 +1,7 @@
 """The coder's way with a goal whose answer is a function (a `Deliverable`): ask for the
 function, run the examples its docstring states against it in the sandbox, show a failure
 back (bounded fixes), then draw fresh drafts. With the verifier's tests (written from the
-docstring alone, `roles.coder.function_tests`), drafts that pass the examples are drawn until
+docstring alone, `roles.verifier.function_tests`), drafts that pass the examples are drawn until
 one passes every test, two agree, or ``most`` are in, and the kept one is chosen by the tests
 (dual agreement); without them, the first draft that passes is kept.
 
@@ -18,12 +18,12 @@ from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
 
 from bus.deliverable import Deliverable
 from bus.verdicts import CheckVerdict
-from roles.coder.function_tests import Tried, behaviour_of, behaviour_program, choose
 from roles.coder.program_checks import same_program
 from roles.errors import TaskFailed
 from roles.examples import Example, check_program, passed_of
 from roles.execution import ExecutionResult
 from roles.structured import AnswerInvalid, code_from
+from roles.verifier.function_tests import Tried, behaviour_of, behaviour_program, choose
 
 __all__ = [
     "FRESH",
@@ -152,7 +152,7 @@ async def write(
 ) -> Written:
     """Drafts, each run against the docstring's ``examples`` (the first with ``attempts``
     fixes, then up to ``fresh`` fresh ones); with ``tests``, the passing drafts are run on
-    the verifier's tests and chosen among (`roles.coder.function_tests.choose`)."""
+    the verifier's tests and chosen among (`roles.verifier.function_tests.choose`)."""
     system, request = first[0], first[1:]
     state = _Drafts()
     failure = ""

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from pydantic import JsonValue
 from rapidfuzz import fuzz
 
-from roles.coder.cross_check import numbers
+from roles.verifier.values import numbers
 
 __all__ = [
     "NEARLY_SAME",
@@ -37,13 +37,6 @@ def _parse(code: str) -> ast.Module | None:
         return None
 
 
-def _float(text: str) -> float | None:
-    try:
-        return float(text)
-    except (ValueError, OverflowError):
-        return None
-
-
 def _literals(tree: ast.Module) -> set[float]:
     """Every number the code writes: numeric constants and numbers inside its strings."""
     found: set[float] = set()
@@ -56,7 +49,7 @@ def _literals(tree: ast.Module) -> set[float]:
         if isinstance(value, int | float):
             found.add(float(value))
         elif isinstance(value, str):
-            found |= {f for n in numbers(value) if (f := _float(n)) is not None}
+            found |= set(numbers(value))
     return found
 
 
@@ -80,7 +73,7 @@ def written_in(code: str, outputs: Mapping[str, JsonValue], quoted: frozenset[fl
     }
     hard = []
     for name, value in outputs.items():
-        stated = [f for n in numbers(value) if (f := _float(n)) is not None and f not in quoted]
+        stated = [f for f in numbers(value) if f not in quoted]
         if isinstance(value, str) and stated and value.strip() in strings:
             hard.append(name)  # the whole answer, numbers and all, is one string in the code
             continue

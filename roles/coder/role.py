@@ -22,12 +22,10 @@ from bus import Envelope
 from bus.deliverable import Deliverable
 from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
 from bus.verdicts import CheckKind, CheckVerdict
-from roles.coder import function_tests, function_writer
-from roles.coder.cross_check import quoted_in
+from roles.coder import function_writer
 from roles.coder.input_notes import input_notes
 from roles.coder.instructions import DOCUMENT_CHARS, SYSTEM, WORKED_EXAMPLE
 from roles.coder.missing_imports import with_imports
-from roles.coder.protocol import given_values, quoted_documents
 from roles.coder.select import select
 from roles.coder.solve import Program, solve
 from roles.coder.votes import Solved, voted
@@ -35,10 +33,12 @@ from roles.context import RoleContext
 from roles.errors import ModelAnswerError, TaskFailed
 from roles.examples import Example, examples_in
 from roles.execution import CodeRunner, ExecutionResult, to_payload
-from roles.goal_check import GOAL_CHECK
+from roles.program import given_values, quoted_documents
 from roles.settings import CoderSettings
 from roles.solutions import SOLUTION, relevance
 from roles.verifier import checks as verifier
+from roles.verifier import function_tests
+from roles.verifier.agreement import quoted_in
 from roles.verifier.checks import Judged, VerifierCheck
 from roles.verifier.spec import AnswerSpec, check_program
 from roles.worker import WorkerRole
@@ -78,7 +78,7 @@ class Coder(WorkerRole[CoderSettings]):
         if assignment.deliverable is not None:
             return await self._write_function(env, assignment, assignment.deliverable)
         self._examples[task.id] = await self._worked_examples(env, assignment.goal)
-        if task.id == GOAL_CHECK:
+        if task.purpose == "goal_check":
             return await self._goal_check(env, assignment)
         if self.settings.cross_check and "answer" in task.outputs:
             return await self._selected(env, assignment)
@@ -170,7 +170,7 @@ class Coder(WorkerRole[CoderSettings]):
 
     async def _goal_check(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """One program that answers the whole goal, itself the check of the plan's answer
-        (`roles.goal_check`); when it cannot be had, the answer is left unchecked by it
+        (`roles.verifier.goal_check`); when it cannot be had, the answer is left unchecked by it
         rather than the run failed."""
         try:
             solved = await self._solve(env, assignment, self.prompt(assignment))

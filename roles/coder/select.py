@@ -15,10 +15,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from bus.verdicts import CheckVerdict
-from roles.coder.cross_check import disagreements
 from roles.coder.program_checks import same_program
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
+from roles.verifier.agreement import disagreements
 from roles.verifier.checks import Judged
 
 __all__ = ["VARIANTS", "Group", "Selection", "groups_of", "select"]

@@ -17,10 +17,10 @@ from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
 from pydantic import JsonValue
 
 from roles.coder.checks import CHECKS, Attempt, Check, read_outputs
-from roles.coder.protocol import files_for, unwrapped, wrapped
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
 from roles.execution import ExecutionResult
+from roles.program import files_for, unwrapped, wrapped
 from roles.structured import AnswerInvalid, code_from
 from sandbox.manifest import Manifest
 

@@ -14,11 +14,18 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
-from roles.coder.cross_check import CHECK_NOTE, disagreements
 from roles.coder.program_checks import same_program
 from roles.errors import TaskFailed
+from roles.verifier.agreement import disagreements
 
-__all__ = ["ANOTHER_WAY", "Solved", "Vote", "voted"]
+__all__ = ["ANOTHER_WAY", "CHECK_NOTE", "Solved", "Vote", "voted"]
+
+CHECK_NOTE = (
+    "Solve this task on your own, as an independent check of a teammate's work: compute "
+    "every output from the inputs, step by step, and write them as asked."
+)
+"""Added to the task when the coder asks for a second program (its own words differ from
+the first request's, so the second program is drawn afresh even at temperature 0)."""
 
 ANOTHER_WAY = (
     "An earlier program computed it the most direct way; write yours another way (another "

@@ -7,12 +7,12 @@ import json
 
 from pydantic import JsonValue
 
-from bus.payloads import Final, Verdict
-from bus.verdicts import CheckVerdict
+from bus.payloads import Final
 from roles.budget import BudgetTracker
-from roles.goal_check import GOAL_CHECK, OUTPUT, judged
 from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler, TaskState
+from roles.verifier.goal_check import OUTPUT
+from roles.verifier.rule import unverified_reason, verdict_of
 
 __all__ = [
     "NO_ANSWER",
@@ -20,8 +20,6 @@ __all__ = [
     "final_message",
     "final_summary",
     "synthesize",
-    "unverified_reason",
-    "verdict_of",
 ]
 
 
@@ -32,10 +30,17 @@ NO_ANSWER = (
 """Why a plan whose tasks all finished without an answer is revised."""
 
 
+def _checks(sched: Scheduler | None) -> set[str]:
+    """The tasks that check the answer rather than give it (the goal check)."""
+    if sched is None:
+        return set()
+    return {tid for tid, st in sched.status.items() if st.spec.purpose == "goal_check"}
+
+
 def _sinks(sched: Scheduler) -> list[str]:
     """Tasks nothing depends on: where the plan ends."""
     depended = {d for st in sched.status.values() for d in st.spec.depends_on}
-    return [tid for tid in sched.status if tid not in depended and tid != GOAL_CHECK]
+    return [tid for tid in sched.status if tid not in depended and tid not in _checks(sched)]
 
 
 def _given(value: JsonValue) -> bool:
@@ -67,8 +72,9 @@ def synthesize(
 
     Deterministic on purpose: a small model asked to retell computed values misquotes them.
     """
+    checks = _checks(scheduler)
     for tid, outputs in completed.items():
-        if tid != GOAL_CHECK and "answer" in outputs and _given(outputs["answer"]):
+        if tid not in checks and "answer" in outputs and _given(outputs["answer"]):
             return _text(outputs["answer"]), [tid]
     if scheduler is None:
         return None, []
@@ -79,56 +85,6 @@ def synthesize(
             sources.append(tid)
             lines += [f"{k}: {_text(v)}" for k, v in values.items()]
     return ("\n".join(lines) if lines else None), sources
-
-
-def verdict_of(
-    answer: str | None,
-    sources: list[str],
-    checked: dict[str, list[CheckVerdict]],
-    goal_check: tuple[str, JsonValue, list[CheckVerdict]] | None = None,
-) -> Verdict:
-    """Whether the answer is verified, by one rule for every plan shape: there is an answer,
-    no check of it failed, and at least one check written without seeing it passed. The
-    checks are the verdicts of the tasks it comes from and, for a plan given the goal check
-    (``goal_check``: the goal, the independent answer or None, that task's verdicts), the
-    goal check's agreement with it."""
-    if answer is None or not answer.strip():
-        return Verdict(verified=False, checks=["no task produced an answer to the goal"])
-    verdicts: list[CheckVerdict] = []
-    if goal_check is not None:
-        goal, independent, shown = goal_check
-        agreed, said = judged(answer, independent, goal)
-        evidence = [e for v in shown for e in v.evidence] if agreed else []
-        verdicts.append(
-            CheckVerdict(
-                kind="goal_check",
-                what=said,
-                candidate="answer",
-                passed=agreed,
-                independent=True,
-                evidence=evidence,
-            )
-        )
-    for tid in sources:
-        verdicts += [
-            v.model_copy(update={"what": f"{tid}: {v.what}"}) for v in checked.get(tid, [])
-        ]
-    failed = [v for v in verdicts if not v.passed]
-    held = [v for v in verdicts if v.passed and v.independent]
-    verified = not failed and bool(held)
-    checks = [v.what for v in verdicts]
-    if not held:
-        checks.append("no check written without seeing the answer passed it")
-    evidence = [e for v in verdicts if v.passed for e in v.evidence]
-    return Verdict(verified=verified, checks=checks, evidence=evidence, verdicts=verdicts)
-
-
-def unverified_reason(verdict: Verdict) -> str:
-    """Why an answer is not verified: its failed checks, or that no independent one passed."""
-    failed = [v.what for v in verdict.verdicts if not v.passed]
-    if failed:
-        return "; ".join(failed)
-    return verdict.checks[-1] if verdict.checks else "its answer was not checked"
 
 
 def final_summary(
@@ -159,9 +115,9 @@ def final_message(
     answer, outputs = final_answer(ledger.completed, scheduler)
     _, sources = synthesize(ledger.completed, scheduler)
     goal_check = None
-    if scheduler is not None and GOAL_CHECK in scheduler.status:
-        independent = ledger.completed.get(GOAL_CHECK, {}).get(OUTPUT)
-        goal_check = (goal, independent, ledger.checked.get(GOAL_CHECK, []))
+    for tid in sorted(_checks(scheduler)):
+        independent = ledger.completed.get(tid, {}).get(OUTPUT)
+        goal_check = (goal, independent, ledger.checked.get(tid, []))
     verdict = verdict_of(answer, sources, ledger.checked, goal_check)
     if status == "succeeded" and not verdict.verified:  # success is checked, not declared
         status = "unverified" if answer else "failed"

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bus.payloads import Goal, Plan, PlanDecision, PlanRequest
-from roles.goal_check import GOAL_CHECK, goal_check_task, wants_goal_check
 from roles.manager.graph import PlanCheck, validate_plan
 from roles.manager.ledger import Ledger
 from roles.manager.tasks import Finish
+from roles.verifier.goal_check import goal_check_task, wants_goal_check
 
 __all__ = ["Planning", "Refused", "Review", "Stale", "Valid"]
 
@@ -57,7 +57,7 @@ class Planning:
     max_tries: int
     duplicate_threshold: float
     goal_check: bool = False
-    """Whether a plan of several tasks gets the goal check (`roles.goal_check`)."""
+    """Whether a plan of several tasks gets the goal check (`roles.verifier.goal_check`)."""
     revision: int = 0
     attempt: int = 0
     criteria: list[str] = field(default_factory=list)
@@ -122,8 +122,9 @@ class Planning:
                 and goal.deliverable is None
                 and wants_goal_check(check.tasks, set(roles))
             ):
-                check.tasks[GOAL_CHECK] = goal_check_task(sorted(goal.inputs))
-                check.repaired[GOAL_CHECK] = (
+                added = goal_check_task(sorted(goal.inputs))
+                check.tasks[added.id] = added
+                check.repaired[added.id] = (
                     "(added: the coder answers the whole goal on its own, to check the answer)"
                 )
             return Valid(check)

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from pydantic import JsonValue
 
-from roles.coder.cross_check import numbers
-from roles.coder.protocol import files_for, given_values, unwrapped, wrapped
 from roles.execution import ExecutionResult
+from roles.program import files_for, given_values, unwrapped, wrapped
 from roles.verifier.spec import SYSTEM
+from roles.verifier.values import numbers
 
 __all__ = ["Judged", "Run", "VerifierCheck", "judge", "request"]
 
@@ -87,7 +87,7 @@ async def judge(
     """Run ``check`` once over ``answers`` (and an empty answer, to see that it can fail)."""
     if not check.code:
         return Judged([("error", check.problem)] * len(answers), False, check.problem, "")
-    rows = [[a, [float(n) for n in _floats(a)]] for a in [*answers, ""]]
+    rows = [[a, numbers(a)] for a in [*answers, ""]]
     files = files_for(inputs)
     files["candidates.json"] = json.dumps(rows).encode()
     program = f"_CHECK = {check.code!r}\n{HARNESS}"
@@ -109,13 +109,3 @@ async def judge(
             given, False, "the check passes an empty answer: it could catch nothing", exec_id
         )
     return Judged(given, True, "", exec_id)
-
-
-def _floats(text: str) -> list[float]:
-    out = []
-    for n in numbers(text):
-        try:
-            out.append(float(n))
-        except ValueError:
-            continue
-    return out

@@ -16,12 +16,11 @@ from typing import assert_never
 from pydantic import BaseModel, ConfigDict, JsonValue
 
 from roles.execution import CodeRunner
+from roles.verifier.values import numbers as numbers_in
 from sandbox.errors import SandboxError
 from society.eval.suite import Choice, Contains, Equals, Grader, Number, PythonCheck, Regex
 
 __all__ = ["Grade", "Submission", "grade", "grade_all", "numbers_in"]
-
-_NUMBER = re.compile(r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
 
 @dataclass(frozen=True)
@@ -47,22 +46,6 @@ class Grade(BaseModel):
     def of(cls, kind: str, passed: bool, detail: str) -> Grade:
         """A verdict, positionally."""
         return cls(kind=kind, passed=passed, detail=detail)
-
-
-def numbers_in(text: str) -> list[float]:
-    """Every number written in ``text`` (``1,234.5``, ``-3``, ``2e-3``; a hyphen between
-    words or digits is not a minus sign)."""
-    found = []
-    for m in _NUMBER.finditer(text):
-        raw = m.group(0).replace(",", "").replace("−", "-")
-        start = m.start()
-        if raw[0] in "+-" and start > 0 and text[start - 1].isalnum():
-            raw = raw[1:]  # "2020-01-05": the dashes separate, they do not negate
-        try:
-            found.append(float(raw))
-        except ValueError:
-            continue
-    return found
 
 
 def _subject(grader: Grader, sub: Submission) -> tuple[str | None, JsonValue]:

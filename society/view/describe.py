@@ -39,7 +39,7 @@ from bus.payloads import (
     ToolCall,
     Usage,
 )
-from roles.coder.protocol import LINE as PRELUDE_LINE
+from roles.program import LINE as PRELUDE_LINE
 from society.view.terminal_text import safe_line
 
 __all__ = ["Asked", "Described", "describe"]

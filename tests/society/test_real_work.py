@@ -9,8 +9,8 @@ import json
 import pytest
 
 from bus.payloads import Final
-from roles.coder.protocol import LINE
 from roles.planner import plan_shape
+from roles.program import LINE
 
 from .conftest import RunYaml, payloads, records
 

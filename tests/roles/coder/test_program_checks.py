@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from roles.coder.cross_check import quoted_in
 from roles.coder.program_checks import (
     inputs_hint,
     missing_inputs,
@@ -10,6 +9,7 @@ from roles.coder.program_checks import (
     unchecked_problem,
     written_in,
 )
+from roles.verifier.agreement import quoted_in
 
 GOAL = quoted_in("How many prime numbers are there below 10000?")
 STATED = """

@@ -11,10 +11,10 @@ import pytest
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 
 from roles.coder.checks import CHECKS, Attempt
-from roles.coder.protocol import LINE
 from roles.coder.solve import Program, solve
 from roles.errors import TaskFailed
 from roles.execution import ExecutionResult
+from roles.program import LINE
 
 GCD_BROKEN = "print(gcd(12, 18))"
 GCD_FIXED = "from math import gcd\nprint(gcd(12, 18))"

@@ -11,8 +11,8 @@ import pytest
 from pydantic import JsonValue
 
 from roles.coder.checks import read_outputs
-from roles.coder.protocol import files_for, unwrapped, wrapped
 from roles.execution import CodeRunner, ExecutionResult
+from roles.program import files_for, unwrapped, wrapped
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(120)]
 

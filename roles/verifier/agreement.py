@@ -1,4 +1,4 @@
-"""Whether two computations of a task's outputs agree: the coder's check of its own work.
+"""Whether two computations of an output agree (the verifier's agreement of candidates).
 
 A small model's program often runs and prints a plausible, wrong value; running it again
 proves nothing, but a second program written independently rarely makes the same mistake
@@ -19,26 +19,13 @@ from collections.abc import Mapping
 
 from pydantic import JsonValue
 
-__all__ = ["CHECK_NOTE", "agree", "disagreements", "numbers", "quoted_in"]
+from roles.verifier.values import numbers, numerals
 
-CHECK_NOTE = (
-    "Solve this task on your own, as an independent check of a teammate's work: compute "
-    "every output from the inputs, step by step, and write them as asked."
-)
-"""Added to the task when the coder asks for a second program (its own words differ from
-the first request's, so the second program is drawn afresh even at temperature 0)."""
-
-_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+__all__ = ["agree", "disagreements", "quoted_in"]
 
 
 def _text(value: JsonValue) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
-def numbers(value: JsonValue) -> list[str]:
-    """The numbers a value states, as written (thousands separators dropped)."""
-    text = re.sub(r"(?<=\d),(?=\d{3}\b)", "", _text(value))
-    return _NUMBER.findall(text)
 
 
 def _decimals(number: str) -> int:
@@ -116,7 +103,7 @@ def _float(number: str) -> float | None:
 def agree(a: JsonValue, b: JsonValue, quoted: frozenset[float] = frozenset()) -> bool:
     """Whether two values of one output state the same thing (see the module's docstring);
     ``quoted``: the numbers the goal states."""
-    na, nb = numbers(a), numbers(b)
+    na, nb = numerals(a), numerals(b)
     ca, cb = _computed(na, quoted), _computed(nb, quoted)
     if ca or cb:  # a result beside the goal's own numbers: compare the results
         na, nb = ca, cb
@@ -133,7 +120,7 @@ def agree(a: JsonValue, b: JsonValue, quoted: frozenset[float] = frozenset()) ->
 
 def quoted_in(text: str) -> frozenset[float]:
     """The numbers a goal states, which an answer may repeat without having computed them."""
-    return frozenset(f for n in numbers(text) if (f := _float(n)) is not None)
+    return frozenset(numbers(text))
 
 
 def disagreements(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from roles.coder.cross_check import agree, disagreements, numbers, quoted_in
+from roles.verifier.agreement import agree, disagreements, quoted_in
+from roles.verifier.values import numerals, numbers
 
 
 @pytest.mark.parametrize(
@@ -40,7 +41,14 @@ def test_disagreements_name_the_outputs() -> None:
     first = {"days": 319, "weekday": "Monday"}
     assert disagreements(first, {"days": -19, "weekday": "Monday"}) == ["days: 319 vs -19"]
     assert disagreements(first, dict(first)) == []
-    assert numbers("from 2024-03-14: 319") == ["2024", "-03", "-14", "319"]
+    assert numerals("from 2024-03-14: 319") == ["2024", "03", "14", "319"]
+
+
+def test_one_rule_reads_numbers_for_agreement_checks_and_grading() -> None:
+    assert numerals("1,234.5 and −3 and +2e3, not H2O or x2") == ["1234.5", "-3", "2e3"]
+    assert numbers("1,234.5 and -3 and 2e3") == [1234.5, -3.0, 2000.0]
+    assert numbers({"a": [-1, 2.5]}) == [-1.0, 2.5]
+    assert numbers("no numbers here") == []
 
 
 def test_answers_that_share_only_the_goals_numbers_do_not_agree() -> None:

@@ -14,11 +14,11 @@ from asyncio.subprocess import PIPE
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 
 from bus.deliverable import Deliverable
-from roles.coder import function_tests
-from roles.coder.function_tests import Behaviour, Tried, choose
 from roles.coder.function_writer import Written, write
 from roles.examples import Example, examples_in
 from roles.execution import ExecutionResult
+from roles.verifier import function_tests
+from roles.verifier.function_tests import Behaviour, Tried, choose
 
 STUB = '''def add_one(x):
     """One more than x.

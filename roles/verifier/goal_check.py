@@ -16,12 +16,13 @@ from collections.abc import Mapping
 from pydantic import JsonValue
 
 from bus.payloads import TaskSpec
-from roles.coder.cross_check import agree, quoted_in
+from roles.verifier.agreement import agree, quoted_in
 
 __all__ = ["GOAL_CHECK", "OUTPUT", "goal_check_task", "judged", "wants_goal_check"]
 
 GOAL_CHECK = "goal_check"
-"""The id of the task that answers the whole goal on its own."""
+"""The id the task that answers the whole goal on its own is given (what it is, is its
+``purpose``: nothing compares this id)."""
 OUTPUT = "independent_answer"
 """Its output (not ``answer``: the plan's answer stays the plan's)."""
 
@@ -36,13 +37,22 @@ DESCRIPTION = (
 def wants_goal_check(tasks: Mapping[str, TaskSpec], roles: set[str]) -> bool:
     """Whether a validated plan gets the goal check: several tasks and a coder to write the
     program (whatever the plan's last outputs are named: its answer is checked as a whole)."""
-    return "coder" in roles and len(tasks) > 1 and GOAL_CHECK not in tasks
+    return (
+        "coder" in roles
+        and len(tasks) > 1
+        and all(t.purpose != "goal_check" for t in tasks.values())
+    )
 
 
 def goal_check_task(goal_inputs: list[str]) -> TaskSpec:
     """The task: every goal value in, the independent answer out, depending on nothing."""
     return TaskSpec(
-        id=GOAL_CHECK, role="coder", description=DESCRIPTION, inputs=goal_inputs, outputs=[OUTPUT]
+        id=GOAL_CHECK,
+        role="coder",
+        description=DESCRIPTION,
+        inputs=goal_inputs,
+        outputs=[OUTPUT],
+        purpose="goal_check",
     )
 
 

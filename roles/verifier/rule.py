@@ -1,0 +1,63 @@
+"""The rule that decides whether a run's answer is verified, for every plan shape: there is
+an answer, no check of it failed, and at least one check written without seeing it passed.
+A run ends `succeeded` only on a verified answer (`roles.manager.final`); the status is a
+function of these typed verdicts, never of a sentence or a task id."""
+
+from __future__ import annotations
+
+from pydantic import JsonValue
+
+from bus.verdicts import CheckVerdict, Verdict
+from roles.verifier.goal_check import judged
+
+__all__ = ["unverified_reason", "verdict_of"]
+
+
+def verdict_of(
+    answer: str | None,
+    sources: list[str],
+    checked: dict[str, list[CheckVerdict]],
+    goal_check: tuple[str, JsonValue, list[CheckVerdict]] | None = None,
+) -> Verdict:
+    """Whether the answer is verified, by one rule for every plan shape: there is an answer,
+    no check of it failed, and at least one check written without seeing it passed. The
+    checks are the verdicts of the tasks it comes from and, for a plan given the goal check
+    (``goal_check``: the goal, the independent answer or None, that task's verdicts), the
+    goal check's agreement with it."""
+    if answer is None or not answer.strip():
+        return Verdict(verified=False, checks=["no task produced an answer to the goal"])
+    verdicts: list[CheckVerdict] = []
+    if goal_check is not None:
+        goal, independent, shown = goal_check
+        agreed, said = judged(answer, independent, goal)
+        evidence = [e for v in shown for e in v.evidence] if agreed else []
+        verdicts.append(
+            CheckVerdict(
+                kind="goal_check",
+                what=said,
+                candidate="answer",
+                passed=agreed,
+                independent=True,
+                evidence=evidence,
+            )
+        )
+    for tid in sources:
+        verdicts += [
+            v.model_copy(update={"what": f"{tid}: {v.what}"}) for v in checked.get(tid, [])
+        ]
+    failed = [v for v in verdicts if not v.passed]
+    held = [v for v in verdicts if v.passed and v.independent]
+    verified = not failed and bool(held)
+    checks = [v.what for v in verdicts]
+    if not held:
+        checks.append("no check written without seeing the answer passed it")
+    evidence = [e for v in verdicts if v.passed for e in v.evidence]
+    return Verdict(verified=verified, checks=checks, evidence=evidence, verdicts=verdicts)
+
+
+def unverified_reason(verdict: Verdict) -> str:
+    """Why an answer is not verified: its failed checks, or that no independent one passed."""
+    failed = [v.what for v in verdict.verdicts if not v.passed]
+    if failed:
+        return "; ".join(failed)
+    return verdict.checks[-1] if verdict.checks else "its answer was not checked"

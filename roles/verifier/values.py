@@ -1,0 +1,36 @@
+"""Reading numbers out of a text: one rule for agreement between candidates, the verifier's
+checks, the literals a program writes and the eval's graders, so that what one counts as
+the number "1,234.5" or "-3" every other counts alike."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from pydantic import JsonValue
+
+__all__ = ["numbers", "numerals"]
+
+_NUMBER = re.compile(r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+"""A number standing on its own: ``1,234.5``, ``-3``, ``2e-3``; not the digits inside a word
+(``H2O``, ``x2``), and a hyphen between words or digits (``2024-03-14``) is no minus sign."""
+
+
+def numerals(value: JsonValue) -> list[str]:
+    """The numbers ``value`` states, as written (thousands separators dropped, ``−`` as ``-``,
+    no ``+``), so that their decimals can still be counted; a non-text value is read as JSON."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return [
+        m.group(0).replace(",", "").replace("−", "-").lstrip("+") for m in _NUMBER.finditer(text)
+    ]
+
+
+def numbers(value: JsonValue) -> list[float]:
+    """The numbers ``value`` states, as floats (see `numerals`)."""
+    found = []
+    for n in numerals(value):
+        try:
+            found.append(float(n))
+        except (ValueError, OverflowError):
+            continue
+    return found
