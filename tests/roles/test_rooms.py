@@ -42,7 +42,7 @@ def broken(root: Path) -> list[str]:
         name = ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
         for target in _imports(path, name):
             for room, never in RULES:
-                if not (name == room or name.startswith(room if room.endswith(".") else room)):
+                if not (name == room or name.startswith(room)):
                     continue
                 for banned in never:
                     inside = name == banned or name.startswith(banned + ".")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from roles.verifier.agreement import agree, disagreements, quoted_in
-from roles.verifier.values import numerals, numbers
+from roles.verifier.values import numbers, numerals
 
 
 @pytest.mark.parametrize(
