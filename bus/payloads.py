@@ -9,11 +9,12 @@ that ``society schema`` publishes for agents written in other languages.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal, get_args
+from typing import Annotated, Any, ClassVar, Literal, get_args
 
-from pydantic import Field, JsonValue
+from pydantic import Field, JsonValue, model_validator
 
 from bus.deliverable import Deliverable
+from bus.execution import Artifact, ExecRequest, ExecResult
 from bus.payload_base import _Model, _Payload
 from bus.subjects import Channel
 from bus.usage import Recall, RecalledLesson, Retry, ToolCall, ToolRequest, Usage
@@ -185,16 +186,6 @@ class TaskAssignment(_Payload):
     """The task's ``answer`` is this function's code (checked by its docstring's examples)."""
 
 
-class Artifact(_Model):
-    """A file produced by a task, stored under the run folder."""
-
-    name: str
-    path: str
-    """Path relative to the run folder."""
-    size: int
-    sha256: str
-
-
 class TaskResult(_Payload):
     """A role reports the outcome of a task."""
 
@@ -212,47 +203,26 @@ class TaskResult(_Payload):
     cause: Literal["work", "model", "worker"] = "work"
     """Why it failed: the work itself, the model unreachable, or every worker dying."""
     summary: str = ""
-    checks: list[str] = []
-    """How the role checked its outputs, one sentence each (a second, independent program
-    gave the same values; the sources it read); empty: not checked."""
-    evidence: list[str] = []
-    """Ids of the messages that show the checks (the executions, the documents' reads)."""
     verdicts: list[CheckVerdict] = []
     """Every check of the outputs, one typed verdict each (what decides the run's status)."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _derived_fields_of_old_logs(cls, data: Any) -> Any:
+        """Logs written before ``checks`` and ``evidence`` were derived still read."""
+        if isinstance(data, dict) and ("checks" in data or "evidence" in data):
+            return {k: v for k, v in data.items() if k not in ("checks", "evidence")}
+        return data
 
-class ExecRequest(_Payload):
-    """The coder asks the sandbox to run code (recorded for replay)."""
+    @property
+    def checks(self) -> list[str]:
+        """What the checks that passed checked, one sentence each (from ``verdicts``)."""
+        return [v.what for v in self.verdicts if v.passed]
 
-    CHANNEL: ClassVar[Channel] = Channel.EXEC
-    type: Literal["exec_request"] = "exec_request"
-    code: str
-    language: Literal["python"] = "python"
-    input_files: list[str] = []
-    timeout_s: float
-
-
-class ExecResult(_Payload):
-    """What a sandbox execution returned (recorded for replay)."""
-
-    CHANNEL: ClassVar[Channel] = Channel.EXEC
-    type: Literal["exec_result"] = "exec_result"
-    exit_code: int | None
-    stdout: str
-    stderr: str
-    stdout_truncated: bool = False
-    stderr_truncated: bool = False
-    wall_s: float
-    timed_out: bool = False
-    oom_killed: bool = False
-    files: dict[str, str] = {}
-    """Files the code wrote: name -> base64 content (size-capped)."""
-    files_dropped: list[str] = []
-    """Files the code wrote that exceeded the size cap."""
-    notes: list[str] = []
-    """What the sandbox noticed (a full disk, dropped file names, the memory limit)."""
-    error: str | None = None
-    """Set when the sandbox itself failed (not the code)."""
+    @property
+    def evidence(self) -> list[str]:
+        """Ids of the messages the passed checks rest on (from ``verdicts``)."""
+        return [e for v in self.verdicts if v.passed for e in v.evidence]
 
 
 class Question(_Payload):

@@ -1,6 +1,6 @@
 """One shape for every check of an answer: what was checked, on which candidate, whether it
 passed, whether it was written without seeing the candidate, and the messages that show it.
-A run's final status follows from these values by one rule (`roles.manager.final`), never
+A run's final status follows from these values by one rule (`roles.verifier.rule`), never
 from the wording of a sentence."""
 
 from __future__ import annotations
@@ -11,14 +11,13 @@ from bus.payload_base import _Model
 
 __all__ = ["CheckKind", "CheckVerdict", "Verdict"]
 
-CheckKind = Literal["property", "examples", "agreement", "goal_check", "sources", "ran"]
+CheckKind = Literal["property", "examples", "agreement", "goal_check", "sources"]
 """- ``property``: a check program the verifier wrote from the goal alone, before any candidate;
 - ``examples``: the examples the goal itself states (a function's docstring);
 - ``agreement``: another candidate, drawn apart, gave the same values;
 - ``goal_check``: a program answering the whole goal on its own agrees with the plan's answer;
-- ``sources``: the researcher's answer cites passages it read;
-- ``ran``: the program ran and wrote every output, and nothing else was asked (the run's
-  checks are off: scripted answers)."""
+- ``sources``: the researcher's answer cites passages it read.
+A program that merely ran checks nothing, so it gives no verdict."""
 
 
 class CheckVerdict(_Model):

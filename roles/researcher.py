@@ -91,16 +91,26 @@ def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
     return AnswerShape(ResearchAnswer, doc, missing)
 
 
-def _checks(cited: list[str], hits: list[Hit], *, required: bool | None) -> list[str]:
-    """The answer's check: it cites documents it was given (sources it did not read, or
-    none at all, check nothing — unless sources are not required)."""
+def _sources_verdict(
+    cited: list[str], hits: list[Hit], task_id: str, *, required: bool
+) -> list[CheckVerdict]:
+    """The answer's check: it cites documents it was given. Sources it did not read, or none
+    at all, check nothing: a failed verdict when sources are required, else no verdict (an
+    uncited answer is never a pass)."""
     read = {h.source for h in hits if h.kind != "lesson"}
     real = [c for c in cited if c in read]
-    if real:
-        return [f"it cites the documents it read: {', '.join(real)}"]
-    if required is False:
-        return ["answered without citing a document it read (require_sources is off)"]
-    return []
+    if not real and not required:
+        return []
+    what = (
+        f"it cites the documents it read: {', '.join(real)}"
+        if real
+        else ("it cites no document it read")
+    )
+    return [
+        CheckVerdict(
+            kind="sources", what=what, candidate=task_id, passed=bool(real), independent=True
+        )
+    ]
 
 
 class Researcher(WorkerRole[ResearcherSettings]):
@@ -146,7 +156,7 @@ class Researcher(WorkerRole[ResearcherSettings]):
             msg = f"the researcher kept asking questions instead of answering ({consults} asked)"
             raise TaskFailed(msg)
         given = answer.outputs
-        checks = _checks(answer.sources, hits, required=self.settings.require_sources)
+        required = bool(self.settings.require_sources)
         return TaskResult(
             task_id=task.id,
             role=self.name,
@@ -154,16 +164,7 @@ class Researcher(WorkerRole[ResearcherSettings]):
             status="done",
             outputs={name: given[name] for name in task.outputs},  # extra keys are ignored
             summary=answer.summary,
-            checks=checks,
-            verdicts=[
-                CheckVerdict(
-                    kind="sources",
-                    what=checks[0] if checks else "it cites no document it read",
-                    candidate=task.id,
-                    passed=bool(checks),
-                    independent=True,
-                )
-            ],
+            verdicts=_sources_verdict(answer.sources, hits, task.id, required=required),
         )
 
     async def _ask_human(self, env: Envelope, question: str) -> str:

@@ -3,13 +3,17 @@ needs to do that well with a small model.
 
 - `role`: the `Coder` worker role (bus, sandbox records, artifacts) and its prompts;
   `instructions`: its system prompt (a prompt set may replace it).
+- `role`'s `STRATEGIES`: the ways of answering a task, in order, the first that fits
+  answering (a function, the goal check, the answer by selection, other outputs by vote,
+  once unchecked);
 - `program_checks`: what makes a program that ran still no answer (a result written in as a
-  literal, inputs made up); `cross_check` and `votes`: a second and third program, and which
-  values are kept; `hints`: the mistakes small models make, named from a failed run;
+  literal, inputs made up); `votes` and `select`: a second and third program, candidates
+  and which values are kept (agreement itself is the verifier's: `roles.verifier.agreement`); `hints`: the mistakes small models make, named from a failed run;
   `missing_imports`: a forgotten standard-library import added before a run; `input_notes`:
   what an input is (CSV text, an empty inputs file); `function_writer`: goals whose answer is
   a function.
 
-Only `role` talks to the bus; the rest are functions of code, runs and values, and import
-nothing of the role (so the manager's goal check may use `cross_check` without the role).
+Only `role` talks to the bus; the rest are functions of code, runs and values. Nothing
+outside this wing imports it: what judges an answer lives below it in `roles.verifier`, the
+program protocol in `roles.program`.
 """

@@ -13,15 +13,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from pydantic import JsonValue
 
 from bus import Envelope
-from bus.deliverable import Deliverable
 from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
-from bus.verdicts import CheckKind, CheckVerdict
+from bus.verdicts import CheckVerdict
 from roles.coder import function_writer
 from roles.coder.input_notes import input_notes
 from roles.coder.instructions import DOCUMENT_CHARS, SYSTEM, WORKED_EXAMPLE
@@ -43,7 +43,7 @@ from roles.verifier.checks import Judged, VerifierCheck
 from roles.verifier.spec import AnswerSpec, check_program
 from roles.worker import WorkerRole
 
-__all__ = ["Coder"]
+__all__ = ["STRATEGIES", "Coder", "Strategy", "strategy_for"]
 
 LOG_FILE_CAP = 256_000
 """Files larger than this (bytes) are kept as artifacts but not copied into the log."""
@@ -71,23 +71,25 @@ class Coder(WorkerRole[CoderSettings]):
         return runner
 
     async def work(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
-        """Write, run and fix code until it produces the outputs (bounded attempts); then,
-        with ``cross_check``, check them by a second program written independently, and a
-        third to break a tie."""
-        task = assignment.task
-        if assignment.deliverable is not None:
-            return await self._write_function(env, assignment, assignment.deliverable)
-        self._examples[task.id] = await self._worked_examples(env, assignment.goal)
-        if task.purpose == "goal_check":
-            return await self._goal_check(env, assignment)
-        if self.settings.cross_check and "answer" in task.outputs:
-            return await self._selected(env, assignment)
+        """Answer the task by the first of `STRATEGIES` that fits it."""
+        strategy = strategy_for(assignment, self.settings)
+        self.log.info("strategy", task=assignment.task.id, strategy=strategy.name)
+        if strategy.recalls:
+            self._examples[assignment.task.id] = await self._worked_examples(env, assignment.goal)
+        return await strategy.answer(self, env, assignment)
+
+    async def _once(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
+        """One program that runs and writes every output, and no check of its values (with
+        ``cross_check`` off): the result carries no verdict, so a run it answers ends
+        ``unverified``."""
         first = await self._solve(env, assignment, self.prompt(assignment))
-        if not self.settings.cross_check or not task.outputs:
-            check = (
-                "the program ran and wrote every output (no second computation: cross_check is off)"
-            )
-            return self._held(assignment, first, "ran", check)
+        return self._done(assignment, first, note="no second computation (cross_check is off)")
+
+    async def _voted(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
+        """Outputs other than the answer: checked by a second program written independently,
+        and a third to break a tie (`roles.coder.votes`)."""
+        task = assignment.task
+        first = await self._solve(env, assignment, self.prompt(assignment))
 
         async def solve(note: str) -> Solved:
             return await self._solve(env, assignment, self.prompt(assignment, note))
@@ -103,9 +105,7 @@ class Coder(WorkerRole[CoderSettings]):
             independent=False,
             evidence=vote.evidence,
         )
-        return self._done(
-            assignment, vote.kept, vote.checks, vote.evidence, note=vote.note, verdicts=[agreed]
-        )
+        return self._done(assignment, vote.kept, note=vote.note, verdicts=[agreed])
 
     async def _selected(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """The answer: the verifier's check from the goal alone, then candidates drawn,
@@ -132,11 +132,7 @@ class Coder(WorkerRole[CoderSettings]):
         )
         for failure in chosen.failures:
             self.log.info("candidate failed", task=task.id, error=failure[:200])
-        checks = [v.what for v in chosen.verdicts if v.passed]
-        evidence = [e for v in chosen.verdicts if v.passed for e in v.evidence]
-        return self._done(
-            assignment, chosen.kept, checks, evidence, note=chosen.note, verdicts=chosen.verdicts
-        )
+        return self._done(assignment, chosen.kept, note=chosen.note, verdicts=chosen.verdicts)
 
     async def _worked_examples(self, env: Envelope, goal: str) -> list[str]:
         """Verified solutions of goals like this one (`roles.solutions`), recalled once."""
@@ -178,30 +174,21 @@ class Coder(WorkerRole[CoderSettings]):
             outputs: dict[str, JsonValue] = dict.fromkeys(assignment.task.outputs, "")
             note = f"no independent answer: {str(exc)[:300]}"
             solved = Solved(outputs, {}, "", 0)
-            return self._done(assignment, solved, [], [], note=note)
-        check = "it is itself the independent check of the plan's answer"
-        return self._held(assignment, solved, "goal_check", check)
-
-    def _held(
-        self, assignment: TaskAssignment, solved: Solved, kind: CheckKind, what: str
-    ) -> TaskResult:
-        """Done, with one check written without seeing ``solved`` that it passed."""
+            return self._done(assignment, solved, note=note)
         held = CheckVerdict(
-            kind=kind,
-            what=what,
+            kind="goal_check",
+            what="it is itself the independent check of the plan's answer",
             candidate=solved.exec_id,
             passed=True,
             independent=True,
             evidence=[solved.exec_id],
         )
-        return self._done(assignment, solved, [what], [solved.exec_id], verdicts=[held])
+        return self._done(assignment, solved, verdicts=[held])
 
     def _done(
         self,
         assignment: TaskAssignment,
         solved: Solved,
-        checks: list[str],
-        evidence: list[str],
         note: str = "",
         verdicts: list[CheckVerdict] | None = None,
     ) -> TaskResult:
@@ -215,8 +202,6 @@ class Coder(WorkerRole[CoderSettings]):
             outputs=solved.outputs,
             artifacts=self._save_artifacts(task.id, solved.files),
             summary=f"{summary}; unchecked: {note}" if note else summary,
-            checks=checks,
-            evidence=evidence,
             verdicts=verdicts or [],
         )
 
@@ -259,12 +244,11 @@ class Coder(WorkerRole[CoderSettings]):
             failed,
         )
 
-    async def _write_function(
-        self, env: Envelope, assignment: TaskAssignment, deliverable: Deliverable
-    ) -> TaskResult:
+    async def _write_function(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """The answer is a function: drafts run against its docstring's examples and, when
         checks are on, chosen by the verifier's tests (`roles.coder.function_writer`)."""
-        task = assignment.task
+        task, deliverable = assignment.task, assignment.deliverable
+        assert deliverable is not None  # the "function" strategy's condition
         examples = examples_in(deliverable.stub, deliverable.function)
         system = self.system_prompt(self._with_libraries(function_writer.SYSTEM))
         notes = assignment.notes + self.talk.take_remarks()
@@ -305,11 +289,7 @@ class Coder(WorkerRole[CoderSettings]):
             written.exec_id,
             written.tries,
         )
-        checks = [v.what for v in written.verdicts if v.passed]
-        evidence = [e for v in written.verdicts if v.passed for e in v.evidence]
-        return self._done(
-            assignment, solved, checks, evidence, note=written.note, verdicts=written.verdicts
-        )
+        return self._done(assignment, solved, note=written.note, verdicts=written.verdicts)
 
     async def _execute(
         self, env: Envelope, task_id: str, code: str, files: dict[str, bytes]
@@ -397,3 +377,33 @@ class Coder(WorkerRole[CoderSettings]):
             self.system_prompt(self._with_libraries(self.instructions(SYSTEM))),
             UserMessage(content="\n\n".join(parts), source="manager"),
         ]
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One way the coder answers a task, and which tasks it is for."""
+
+    name: str
+    fits: Callable[[TaskAssignment, CoderSettings], bool]
+    answer: Callable[[Coder, Envelope, TaskAssignment], Awaitable[TaskResult]]
+    recalls: bool = True
+    """Whether verified solutions of like goals are recalled for its prompts first."""
+
+
+STRATEGIES: tuple[Strategy, ...] = (
+    Strategy("function", lambda a, s: a.deliverable is not None, Coder._write_function, False),
+    Strategy("goal_check", lambda a, s: a.task.purpose == "goal_check", Coder._goal_check),
+    Strategy(
+        "select", lambda a, s: bool(s.cross_check) and "answer" in a.task.outputs, Coder._selected
+    ),
+    Strategy("vote", lambda a, s: bool(s.cross_check) and bool(a.task.outputs), Coder._voted),
+    Strategy("once", lambda a, s: True, Coder._once),
+)
+"""In order, the first that fits answers: a function by drafts and the verifier's tests; the
+goal check by one program; the answer by candidates the verifier's check selects among;
+other outputs by a second program that must agree; else one program, unchecked."""
+
+
+def strategy_for(assignment: TaskAssignment, settings: CoderSettings) -> Strategy:
+    """The strategy that answers ``assignment`` (the last always fits)."""
+    return next(s for s in STRATEGIES if s.fits(assignment, settings))
