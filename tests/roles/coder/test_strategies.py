@@ -1,0 +1,121 @@
+"""The coder's strategies, end to end inside the role but without Docker or NATS: a scripted
+model, the package's mock code runner running the test's own programs on this machine, and a
+bus that only records. Two programs that agree and pass the verifier's check give verdicts
+the rule calls verified; a second candidate that disagrees leaves the answer unverified; the
+table picks each task's strategy."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bus import ConnectOptions, Envelope
+from bus.deliverable import Deliverable
+from bus.payloads import TaskAssignment, TaskResult, TaskSpec
+from roles.coder.role import Coder, strategy_for
+from roles.context import RoleContext, RoleDeps
+from roles.model_access import ModelAccess
+from roles.settings import CoderSettings
+from roles.verifier.rule import verdict_of
+from sandbox.mock import MockRunner, local_python
+from society.models.scripted import ScriptedChatCompletionClient
+from society.models.spec import ScriptedAnswer
+
+pytestmark = pytest.mark.timeout(60)
+
+GOAL = "How many primes are there below 100?"
+SIEVE = "print(sum(all(n % d for d in range(2, n)) for n in range(2, 100)))"
+COUNTED = "count = 0\nfor n in range(2, 100):\n    if all(n % d for d in range(2, int(n ** 0.5) + 1)):\n        count += 1\nprint(count)"
+WRONG = "print(26)"
+
+
+class Recorder:
+    """Stands for the bus: every payload sent, with made-up ids."""
+
+    def __init__(self) -> None:
+        self.sent: list[Any] = []
+
+    async def send(self, run_id: str, sender: str, payload: Any, **_: Any) -> str:
+        self.sent.append(payload)
+        return f"m{len(self.sent)}"
+
+
+def fenced(code: str) -> str:
+    return f"```python\n{code}\n```"
+
+
+def coder(answers: list[ScriptedAnswer], tmp_path: Path, **settings: Any) -> Coder:
+    client = ScriptedChatCompletionClient(answers, name="coder")
+    deps = RoleDeps(
+        model=ModelAccess(client=client, model="scripted"), code=MockRunner(local_python)
+    )
+    ctx = RoleContext(
+        "r1",
+        ConnectOptions.from_url("nats://127.0.0.1:1"),  # never connected
+        CoderSettings(**settings),
+        run_dir=tmp_path,
+        deps=deps,
+    )
+    role = Coder(ctx)
+    role.bus = Recorder()  # type: ignore[assignment]
+    return role
+
+
+def assignment(outputs: list[str], purpose: str = "work") -> TaskAssignment:
+    task = TaskSpec(id="solve", role="coder", description=GOAL, outputs=outputs)
+    task = task.model_copy(update={"purpose": purpose})
+    return TaskAssignment(task=task, goal=GOAL)
+
+
+async def work(role: Coder, job: TaskAssignment) -> TaskResult:
+    env = Envelope.new("r1", "manager/0", job, task_id=job.task.id)
+    return await role.work(env, job)
+
+
+SPEC = ScriptedAnswer(instructions="without seeing it", answer={"kind": "count"})
+
+
+async def test_two_programs_that_agree_and_pass_the_check_are_verified(tmp_path: Path) -> None:
+    role = coder(
+        [SPEC, ScriptedAnswer(answer=fenced(SIEVE)), ScriptedAnswer(answer=fenced(COUNTED))],
+        tmp_path,
+        cross_check=True,
+    )
+    result = await work(role, assignment(["answer"]))
+    assert result.outputs == {"answer": 25}
+    kinds = {v.kind: v.passed for v in result.verdicts}
+    assert kinds == {"agreement": True, "property": True}
+    assert result.checks == [v.what for v in result.verdicts]  # derived, not carried
+    assert verdict_of("25", ["solve"], {"solve": result.verdicts}).verified
+
+
+async def test_a_second_candidate_that_disagrees_leaves_it_unverified(tmp_path: Path) -> None:
+    answers = [SPEC, *(ScriptedAnswer(answer=fenced(c)) for c in (SIEVE, WRONG, "print(24)"))]
+    role = coder(answers, tmp_path, cross_check=True, candidate_attempts=1)
+    result = await work(role, assignment(["answer"]))
+    agreement = next(v for v in result.verdicts if v.kind == "agreement")
+    assert not agreement.passed
+    assert not verdict_of("25", ["solve"], {"solve": result.verdicts}).verified
+
+
+async def test_one_program_with_checks_off_gives_no_verdict(tmp_path: Path) -> None:
+    role = coder([ScriptedAnswer(answer=fenced(SIEVE))], tmp_path, cross_check=False)
+    result = await work(role, assignment(["answer"]))
+    assert result.outputs == {"answer": 25} and result.verdicts == []
+    verdict = verdict_of("25", ["solve"], {"solve": result.verdicts})
+    assert not verdict.verified
+    assert "no check written without seeing the answer passed it" in verdict.checks
+
+
+def test_the_table_picks_each_tasks_strategy() -> None:
+    on, off = CoderSettings(cross_check=True), CoderSettings(cross_check=False)
+    function = assignment(["answer"]).model_copy(
+        update={"deliverable": Deliverable(function="f", stub="def f():\n    pass\n")}
+    )
+    assert strategy_for(function, on).name == "function"
+    assert strategy_for(assignment(["independent_answer"], "goal_check"), on).name == "goal_check"
+    assert strategy_for(assignment(["answer"]), on).name == "select"
+    assert strategy_for(assignment(["count"]), on).name == "vote"
+    assert strategy_for(assignment(["answer"]), off).name == "once"

@@ -1,0 +1,53 @@
+"""The rule that decides `succeeded`, on verdicts made by hand (no Docker, no NATS): an
+answer is verified only when no check of it failed and a check written without seeing it
+passed; agreement alone is not independent; the goal check must agree."""
+
+from __future__ import annotations
+
+from bus.verdicts import CheckVerdict
+from roles.verifier.rule import unverified_reason, verdict_of
+
+
+def v(kind: str, passed: bool, independent: bool) -> CheckVerdict:
+    return CheckVerdict.model_validate(
+        {"kind": kind, "what": f"{kind} check", "passed": passed, "independent": independent}
+    )
+
+
+def test_agreement_alone_is_not_verified() -> None:
+    verdict = verdict_of("25", ["t"], {"t": [v("agreement", True, False)]})
+    assert not verdict.verified
+    assert unverified_reason(verdict) == "no check written without seeing the answer passed it"
+
+
+def test_an_independent_pass_and_no_failure_is_verified() -> None:
+    checked = {"t": [v("agreement", True, False), v("property", True, True)]}
+    assert verdict_of("25", ["t"], checked).verified
+
+
+def test_any_failed_check_is_not_verified_and_is_the_reason() -> None:
+    checked = {"t": [v("agreement", False, False), v("property", True, True)]}
+    verdict = verdict_of("25", ["t"], checked)
+    assert not verdict.verified and unverified_reason(verdict) == "t: agreement check"
+
+
+def test_no_answer_is_never_verified() -> None:
+    assert not verdict_of(None, [], {}).verified
+    assert not verdict_of("  ", ["t"], {"t": [v("property", True, True)]}).verified
+
+
+def test_only_the_answers_own_tasks_count() -> None:
+    checked = {"t": [v("agreement", True, False)], "other": [v("property", True, True)]}
+    assert not verdict_of("25", ["t"], checked).verified
+
+
+def test_the_goal_check_must_agree() -> None:
+    checked = {"t": [v("property", True, True)]}
+    held = verdict_of(
+        "There are 25 primes", ["t"], checked, ("How many primes below 100?", "25", [])
+    )
+    assert held.verified
+    differs = verdict_of("There are 25 primes", ["t"], checked, ("How many primes?", "24", []))
+    assert not differs.verified
+    missing = verdict_of("25", ["t"], checked, ("goal", None, []))
+    assert not missing.verified
