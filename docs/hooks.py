@@ -62,9 +62,15 @@ def _first_paragraph(source: Path) -> str:
     return " ".join(doc.strip().split("\n\n")[0].split())
 
 
+def _prose(text: str) -> str:
+    """A docstring as Markdown: ``<run>`` outside code spans is text, not an HTML tag."""
+    parts = text.split("`")
+    return "`".join(p if i % 2 else p.replace("<", "&lt;") for i, p in enumerate(parts))
+
+
 def _cell(text: str) -> str:
     """Text safe inside a Markdown table cell."""
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _prose(text).replace("|", "\\|").replace("\n", " ")
 
 
 def layout_markdown(repo: Path = REPO) -> str:
@@ -84,7 +90,7 @@ def layout_markdown(repo: Path = REPO) -> str:
         level = "#" * min(2 + rel.count("/"), 4)
         init = folder / "__init__.py"
         about = _first_paragraph(init) if init.exists() else "(a folder, not a package)"
-        lines += [f"{level} `{rel}/`", "", about or "(no docstring)", ""]
+        lines += [f"{level} `{rel}/`", "", _prose(about) or "(no docstring)", ""]
         modules = sorted(p for p in folder.glob("*.py") if p.name != "__init__.py")
         if modules:
             lines += ["| module | what it holds |", "|---|---|"]
@@ -170,7 +176,7 @@ def _model_table(name: str, schema: dict[str, Any]) -> list[str]:
     required = set(schema.get("required", []))
     lines = [f"## {name}", ""]
     if schema.get("description"):
-        lines += [" ".join(str(schema["description"]).split()), ""]
+        lines += [_prose(" ".join(str(schema["description"]).split())), ""]
     props: dict[str, dict[str, Any]] = schema.get("properties", {})
     if not props:
         return [*lines, f"Type: {_type_of(schema)}.", ""]

@@ -57,13 +57,13 @@ def test_layout_reads_a_new_package_from_its_docstring(tmp_path: Path) -> None:
     wing = tmp_path / "roles" / "judge"
     wing.mkdir(parents=True)
     (wing / "__init__.py").write_text('"""Everything that judges an answer.\n\nDetail."""\n')
-    (wing / "rule.py").write_text('"""One rule | with a pipe."""\n')
+    (wing / "rule.py").write_text('"""One rule | on <run>, not `<run>`."""\n')
     (tmp_path / "society").mkdir()
     (tmp_path / "society" / "__init__.py").write_text("")
     page = hooks.layout_markdown(tmp_path)
     assert "### `roles/judge/`\n\nEverything that judges an answer.\n" in page
     assert "Detail" not in page
-    assert "| `rule.py` | One rule \\| with a pipe. |" in page
+    assert "| `rule.py` | One rule \\| on &lt;run>, not `<run>`. |" in page
     assert "## `society/`\n\n(no docstring)" in page
 
 
