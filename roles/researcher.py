@@ -94,22 +94,20 @@ def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
 def _sources_verdict(
     cited: list[str], hits: list[Hit], task_id: str, *, required: bool
 ) -> list[CheckVerdict]:
-    """The answer's check: it cites documents it was given. Sources it did not read, or none
-    at all, check nothing: a failed verdict when sources are required, else no verdict (an
-    uncited answer is never a pass)."""
+    """The answer's check: it cites documents it was given (sources it did not read, or none
+    at all, check nothing — unless sources are not required: scripted answers, until they
+    take the live path)."""
     read = {h.source for h in hits if h.kind != "lesson"}
     real = [c for c in cited if c in read]
-    if not real and not required:
-        return []
-    what = (
-        f"it cites the documents it read: {', '.join(real)}"
-        if real
-        else ("it cites no document it read")
-    )
+    if real:
+        what = f"it cites the documents it read: {', '.join(real)}"
+    elif not required:
+        what = "answered without citing a document it read (require_sources is off)"
+    else:
+        what = "it cites no document it read"
+    passed = bool(real) or not required
     return [
-        CheckVerdict(
-            kind="sources", what=what, candidate=task_id, passed=bool(real), independent=True
-        )
+        CheckVerdict(kind="sources", what=what, candidate=task_id, passed=passed, independent=True)
     ]
 
 
