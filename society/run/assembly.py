@@ -25,15 +25,10 @@ from roles.memory import Corpus, Memory
 from roles.planner import Planner
 from roles.reflector import Reflector
 from roles.researcher import Researcher
-from roles.settings import (
-    CoderSettings,
-    ManagerSettings,
-    PlannerSettings,
-    ResearcherSettings,
-    RoleSettings,
-)
+from roles.settings import RoleSettings
 from society.models.factory import ModelFactory
 from society.prompts import PromptStore
+from society.run.in_force import in_force
 from society.scenario import WORKER_ROLES, Scenario
 from society.tools import Tools
 
@@ -112,25 +107,8 @@ def build_role(
     concurrency: int | None = None,
 ) -> Role[Any]:
     """One instance of role ``name`` for ``run_id`` (not started)."""
+    scenario = in_force(scenario)  # the settings in force (idempotent)
     settings: RoleSettings = getattr(scenario.roles, name)
-    # checks that cost model calls or need documents: on for live models, off for scripts
-    live = (
-        settings.model in scenario.models and scenario.models[settings.model].provider != "scripted"
-    )
-    if isinstance(settings, CoderSettings) and settings.cross_check is None:
-        settings = settings.model_copy(update={"cross_check": live})
-    if isinstance(settings, ResearcherSettings) and settings.require_sources is None:
-        settings = settings.model_copy(update={"require_sources": live})
-    if isinstance(settings, PlannerSettings) and settings.offer_researcher is None:
-        research = scenario.roles.researcher
-        readable = bool(research.corpus or research.tools)
-        settings = settings.model_copy(update={"offer_researcher": readable or not live})
-    if isinstance(settings, PlannerSettings) and settings.one_task_first is None:
-        settings = settings.model_copy(update={"one_task_first": live})
-    if isinstance(settings, ManagerSettings) and settings.goal_check is None:
-        coder = scenario.roles.coder.model
-        coded = coder in scenario.models and scenario.models[coder].provider != "scripted"
-        settings = settings.model_copy(update={"goal_check": coded})
     if concurrency is not None:
         settings = settings.model_copy(update={"concurrency": concurrency})
     deps = RoleDeps(

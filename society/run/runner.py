@@ -45,6 +45,7 @@ from society.run.assembly import (
     build_role,
 )
 from society.run.collaborators import collaborators
+from society.run.in_force import checks_line, in_force
 from society.run.limits_host import LimitsHost
 from society.run.observer import RunObserver, to_the_end
 from society.run.options import Companion, ModelFactoryMaker, RunOptions, ToolsMaker
@@ -97,6 +98,7 @@ async def run_scenario(
 
         filled = await asyncio.to_thread(with_manifest, scenario.sandbox)
         scenario = scenario.model_copy(update={"sandbox": filled})
+    scenario = in_force(scenario)  # what the log records is what was in force
     run_dir = (options.runs_dir / run_id).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     scenario_doc = redact({**scenario.model_dump(mode="json"), "base_dir": str(scenario.base_dir)})
@@ -170,6 +172,7 @@ async def run_scenario(
             console.print(
                 f"[bold]run {run_id}[/]: {escape(safe_line(scenario.goal.text))}", highlight=False
             )
+            console.print(f"[dim]{checks_line(scenario)}[/]", highlight=False)
             if scenario.sandbox.manifest is not None:
                 held = scenario.sandbox.manifest.described()
                 console.print(f"[dim]sandbox {scenario.sandbox.image}: {held}[/]", highlight=False)

@@ -35,6 +35,9 @@ async def test_quickstart_runs_branches_in_parallel_in_docker(run_yaml: RunYaml)
     assert "1229" in report.read_text()
     assert [a.name for a in outcome.final.artifacts] == ["report.md"]
     assert (outcome.run_dir / "summary.json").is_file()
+    goal = payloads(outcome, "goal")[0]  # the log records the settings in force
+    assert goal.scenario["roles"]["coder"]["cross_check"] is False
+    assert goal.scenario["roles"]["manager"]["goal_check"] is False
 
 
 async def test_failing_code_is_fixed_on_retry(run_yaml: RunYaml) -> None:
