@@ -33,6 +33,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog  # noqa: E402
 from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec  # noqa: E402
 from bus.subjects import Channel  # noqa: E402
+from bus.verdicts import CheckVerdict  # noqa: E402
 from roles.base import Role  # noqa: E402
 from roles.budget import BudgetSettings  # noqa: E402
 from roles.context import RoleContext, RoleDeps  # noqa: E402
@@ -41,6 +42,19 @@ from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
 from roles.worker import WorkerRole  # noqa: E402
 from society.logs import configure_logging  # noqa: E402
 from society.run.gc_policy import settle_after_startup  # noqa: E402
+
+
+def cited(task_id: str) -> CheckVerdict:
+    """The check a real researcher's answer carries when it cites a document it read: one
+    written without seeing the answer, so the run can end `succeeded` (the final status rule,
+    `roles.manager.final.verdict_of`). The bench measures scheduling, not verification."""
+    return CheckVerdict(
+        kind="sources",
+        what="it cites the documents it read: the bench's corpus",
+        candidate=task_id,
+        passed=True,
+        independent=True,
+    )
 
 
 class Echo(WorkerRole[RoleSettings]):
@@ -62,6 +76,7 @@ class Echo(WorkerRole[RoleSettings]):
             attempt=assignment.attempt,
             status="done",
             outputs={o: 1 for o in assignment.task.outputs},
+            verdicts=[cited(assignment.task.id)],
         )
 
 

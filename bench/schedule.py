@@ -35,6 +35,7 @@ from autogen_core.models import LLMMessage, RequestUsage, UserMessage  # noqa: E
 from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog  # noqa: E402
 from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec  # noqa: E402
 from bus.subjects import Channel  # noqa: E402
+from bus.verdicts import CheckVerdict  # noqa: E402
 from roles.budget import BudgetSettings  # noqa: E402
 from roles.context import RoleContext, RoleDeps  # noqa: E402
 from roles.manager.manager import Manager  # noqa: E402
@@ -67,6 +68,19 @@ class LatencyClient(OfflineClient):
         return "ok", RequestUsage(prompt_tokens=10, completion_tokens=1)
 
 
+def cited(task_id: str) -> CheckVerdict:
+    """The check a real researcher's answer carries when it cites a document it read: one
+    written without seeing the answer, so the run can end `succeeded` (the final status rule,
+    `roles.manager.final.verdict_of`). The bench measures scheduling, not verification."""
+    return CheckVerdict(
+        kind="sources",
+        what="it cites the documents it read: the bench's corpus",
+        candidate=task_id,
+        passed=True,
+        independent=True,
+    )
+
+
 class Worker(WorkerRole[RoleSettings]):
     """A trivial role: one model call per task."""
 
@@ -84,6 +98,7 @@ class Worker(WorkerRole[RoleSettings]):
             attempt=assignment.attempt,
             status="done",
             outputs={o: 1 for o in assignment.task.outputs},
+            verdicts=[cited(assignment.task.id)],
         )
 
 
