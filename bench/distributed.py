@@ -8,6 +8,7 @@ in turn, interleaved; the ratios to one worker are per round, reported as median
 spread. The role in this process (the default `society run` layout) is measured once.
 
     python bench/distributed.py [--tasks 320] [--io-ms 200] [--work-ms 0] [--rounds 3]
+    python bench/distributed.py --short   # seconds: small sizes, checks that it runs
 
 Target (issue 18): 2 workers >= 1.8x and 4 >= 3.5x one worker. CPU-bound work
 (``--io-ms 0 --work-ms 5``) cannot scale past the machine's cores.
@@ -166,6 +167,12 @@ async def run_once(
     return len(tasks) / elapsed
 
 
+SHORT = {"tasks": 40, "io_ms": 20.0, "rounds": 1}
+"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
+its figures (too small to judge them by; tests/bench runs every bench so)."""
+SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=320)
@@ -176,7 +183,11 @@ async def main() -> None:
     parser.add_argument("--serve-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--run", help=argparse.SUPPRESS)
+    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
     args = parser.parse_args()
+    if args.short:  # the short mode's sizes; flags given on the command line still win
+        parser.set_defaults(**SHORT)
+        args = parser.parse_args()
     configure_logging("console", "warning")  # logs to stderr; stdout is for figures
     if args.serve_worker:
         await serve_worker(args)

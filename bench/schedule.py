@@ -7,6 +7,7 @@ the most calls in flight at once, and the manager's own CPU time per task.
 
     python bench/schedule.py [--tasks 1000] [--latency 1.0] [--rpm 12000] [--layers 4]
         [--rounds 3] [--worker-process]
+    python bench/schedule.py --short   # seconds: small sizes, checks that it runs
 
 Targets (issues 4 and 8): makespan <= 1.05x the bound with hundreds of calls in flight;
 manager CPU per task under 1 ms.
@@ -257,6 +258,12 @@ def spread(xs: list[float]) -> str:
     return f"median {statistics.median(xs):.3f}x (min {min(xs):.3f}, max {max(xs):.3f})"
 
 
+SHORT = {"tasks": 40, "layers": 4, "latency": 0.05, "rounds": 1, "sequential_sample": 4}
+"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
+its figures (too small to judge them by; tests/bench runs every bench so)."""
+SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=1000)
@@ -275,7 +282,11 @@ async def main() -> None:
     parser.add_argument("--serve-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--run", help=argparse.SUPPRESS)
+    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
     args = parser.parse_args()
+    if args.short:  # the short mode's sizes; flags given on the command line still win
+        parser.set_defaults(**SHORT)
+        args = parser.parse_args()
     if args.serve_worker:
         await serve_worker(args)
         return
