@@ -9,6 +9,7 @@ validate and check on receipt) and for raw bytes of the same size, and the typed
 ratios, from rounds run in pairs (raw, typed, raw, typed…): median and spread.
 
     python bench/bus.py [--messages 100000] [--requests 3000] [--rounds 5]
+    python bench/bus.py --short   # seconds: small sizes, checks that it runs
 
 Targets (issues 2 and 15): typed throughput >= 0.6x raw; typed round trip p50 <= 1.3x raw.
 """
@@ -173,12 +174,22 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+SHORT = {"messages": 2_000, "requests": 200, "rounds": 2}
+"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
+its figures (too small to judge them by; tests/bench runs every bench so)."""
+SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=3_000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
     args = parser.parse_args()
+    if args.short:  # the short mode's sizes; flags given on the command line still win
+        parser.set_defaults(**SHORT)
+        args = parser.parse_args()
     data = encode(Envelope.new(RUN, SENDER, Chat(text=TEXT)))
     with tempfile.TemporaryDirectory() as tmp:
         conf = Path(tmp) / "server.json"

@@ -8,6 +8,7 @@ in turn, interleaved; the ratios to one worker are per round, reported as median
 spread. The role in this process (the default `society run` layout) is measured once.
 
     python bench/distributed.py [--tasks 320] [--io-ms 200] [--work-ms 0] [--rounds 3]
+    python bench/distributed.py --short   # seconds: small sizes, checks that it runs
 
 Target (issue 18): 2 workers >= 1.8x and 4 >= 3.5x one worker. CPU-bound work
 (``--io-ms 0 --work-ms 5``) cannot scale past the machine's cores.
@@ -33,6 +34,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog  # noqa: E402
 from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec  # noqa: E402
 from bus.subjects import Channel  # noqa: E402
+from bus.verdicts import CheckVerdict  # noqa: E402
 from roles.base import Role  # noqa: E402
 from roles.budget import BudgetSettings  # noqa: E402
 from roles.context import RoleContext, RoleDeps  # noqa: E402
@@ -41,6 +43,19 @@ from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
 from roles.worker import WorkerRole  # noqa: E402
 from society.logs import configure_logging  # noqa: E402
 from society.run.gc_policy import settle_after_startup  # noqa: E402
+
+
+def cited(task_id: str) -> CheckVerdict:
+    """The check a real researcher's answer carries when it cites a document it read: one
+    written without seeing the answer, so the run can end `succeeded` (the final status rule,
+    `roles.manager.final.verdict_of`). The bench measures scheduling, not verification."""
+    return CheckVerdict(
+        kind="sources",
+        what="it cites the documents it read: the bench's corpus",
+        candidate=task_id,
+        passed=True,
+        independent=True,
+    )
 
 
 class Echo(WorkerRole[RoleSettings]):
@@ -62,6 +77,7 @@ class Echo(WorkerRole[RoleSettings]):
             attempt=assignment.attempt,
             status="done",
             outputs={o: 1 for o in assignment.task.outputs},
+            verdicts=[cited(assignment.task.id)],
         )
 
 
@@ -151,6 +167,12 @@ async def run_once(
     return len(tasks) / elapsed
 
 
+SHORT = {"tasks": 40, "io_ms": 20.0, "rounds": 1}
+"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
+its figures (too small to judge them by; tests/bench runs every bench so)."""
+SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=320)
@@ -161,7 +183,11 @@ async def main() -> None:
     parser.add_argument("--serve-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--run", help=argparse.SUPPRESS)
+    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
     args = parser.parse_args()
+    if args.short:  # the short mode's sizes; flags given on the command line still win
+        parser.set_defaults(**SHORT)
+        args = parser.parse_args()
     configure_logging("console", "warning")  # logs to stderr; stdout is for figures
     if args.serve_worker:
         await serve_worker(args)

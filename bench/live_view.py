@@ -3,6 +3,7 @@ pseudo-terminal, against the same run with its output going to a file (one line 
 event, no live view), in interleaved pairs (A, B, A, B...) in one run.
 
     python bench/live_view.py [--tasks 1000] [--pairs 3]
+    python bench/live_view.py --short   # seconds: small sizes, checks that it runs
 
 Prints each arm's CPU seconds (user + system of the `society run` process and the
 nats-server it starts) as median and spread, and the pairwise ratio. Target (issue 17):
@@ -87,12 +88,22 @@ def one_run(path: Path, runs: Path, on_terminal: bool) -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+SHORT = {"tasks": 40, "width": 10, "pairs": 1}
+"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
+its figures (too small to judge them by; tests/bench runs every bench so)."""
+SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=1000)
     parser.add_argument("--width", type=int, default=100, help="tasks per layer")
     parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
     args = parser.parse_args()
+    if args.short:  # the short mode's sizes; flags given on the command line still win
+        parser.set_defaults(**SHORT)
+        args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-live-") as tmp:
         path = Path(tmp) / "scenario.yaml"
         path.write_text(scenario(args.tasks, args.width))

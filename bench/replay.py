@@ -13,6 +13,7 @@ growing list (about 3x the parsing itself); ``read_jsonl`` pauses it while it re
 log records hold no reference cycles.
 
     python bench/replay.py [--messages 100000] [--rounds 3]
+    python bench/replay.py --short   # seconds: small sizes, checks that it runs
 
 Target (issue 7): typed reading >= 0.5x plain json.loads.
 """
@@ -111,11 +112,21 @@ def best_rate(fn: Callable[[Path], list[Any]], path: Path, n: int, rounds: int) 
     return n / best
 
 
+SHORT = {"messages": 2_000, "rounds": 2}
+"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
+its figures (too small to judge them by; tests/bench runs every bench so)."""
+SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
     args = parser.parse_args()
+    if args.short:  # the short mode's sizes; flags given on the command line still win
+        parser.set_defaults(**SHORT)
+        args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "log.jsonl"
         write_jsonl(messages(args.messages), path)

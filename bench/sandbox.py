@@ -10,6 +10,7 @@ waited and its output read per run; removal not counted), and
 hardening settings AutoGen's container lacks (from its HostConfig).
 
     python bench/sandbox.py [--runs 40] [--image society-sandbox:1]
+    python bench/sandbox.py --short   # seconds: small sizes, checks that it runs
     python bench/sandbox.py --against python:3.12-slim [--rounds 4]   # two images, interleaved
 
 Then back-to-back executions (issue 18): bursts of three executions, each started as the
@@ -307,6 +308,12 @@ async def compare_images(image: str, against: str, rounds: int, runs: int) -> No
     line("third/first", third, lambda x: f"{x:.2f}x")
 
 
+SHORT = {"runs": 3, "bursts": 2, "rounds": 1}
+"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
+its figures (too small to judge them by; tests/bench runs every bench so)."""
+SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=40, help="timed runs per snippet (>= 30)")
@@ -317,7 +324,11 @@ async def main() -> None:
     )
     parser.add_argument("--against", help="compare --image with this image, interleaved")
     parser.add_argument("--rounds", type=int, default=4, help="with --against: rounds of A, B")
+    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
     args = parser.parse_args()
+    if args.short:  # the short mode's sizes; flags given on the command line still win
+        parser.set_defaults(**SHORT)
+        args = parser.parse_args()
     if args.against:
         print(f"sandbox bench: {args.image} against {args.against}, {args.runs} warm runs a round")
         await compare_images(args.image, args.against, args.rounds, args.runs)

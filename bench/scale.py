@@ -7,6 +7,7 @@ The makespan is measured in the run's own log: from the first task handed out to
 result. Rounds repeat the run (median and spread); the baseline is the critical path.
 
     python bench/scale.py [--tasks 1000] [--layers 20] [--latency 1.0] [--rounds 3]
+    python bench/scale.py --short   # seconds: small sizes, checks that it runs
     python bench/scale.py --tasks 10000 --layers 20 --rounds 1
 
 Targets (issue 18): 1,000 tasks in 20 layers <= 1.15x the critical path with the critic
@@ -102,13 +103,23 @@ def one_run(path: Path, runs_dir: Path) -> dict[str, float | str]:
     }
 
 
+SHORT = {"tasks": 40, "layers": 4, "latency": 0.1, "rounds": 1}
+"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
+its figures (too small to judge them by; tests/bench runs every bench so)."""
+SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tasks", type=int, default=1000)
     parser.add_argument("--layers", type=int, default=20)
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per answer")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
     args = parser.parse_args()
+    if args.short:  # the short mode's sizes; flags given on the command line still win
+        parser.set_defaults(**SHORT)
+        args = parser.parse_args()
     bound = args.layers * args.latency
     print(
         f"scale bench: {args.tasks} tasks in {args.layers} layers, {args.latency:g} s an "

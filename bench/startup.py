@@ -3,6 +3,7 @@ small log, each against a bare `python -c pass`, in interleaved pairs (A, B, A, 
 the quickstart run's process wall against the wall time the run itself reports.
 
     python bench/startup.py [--pairs 15] [--quickstart-runs 5] [--against CHECKOUT]
+    python bench/startup.py --short   # seconds: small sizes, checks that it runs
 
 With ``--against``, each command is also timed from another checkout of society (say,
 before a restructuring: ``git worktree add /tmp/before <commit>``), in the same
@@ -42,12 +43,22 @@ def shown(xs: list[float]) -> str:
     return f"median {statistics.median(xs):.3f} (p25 {q[0]:.3f}, p75 {q[2]:.3f})"
 
 
+SHORT = {"pairs": 2, "quickstart_runs": 1}
+"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
+its figures (too small to judge them by; tests/bench runs every bench so)."""
+SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=15, help="0 to skip the commands")
     parser.add_argument("--quickstart-runs", type=int, default=5, help="0 to skip")
     parser.add_argument("--against", type=Path, help="another checkout, timed alongside")
+    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
     args = parser.parse_args()
+    if args.short:  # the short mode's sizes; flags given on the command line still win
+        parser.set_defaults(**SHORT)
+        args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         sys.path.insert(0, str(ROOT))
         from tests.society.replay.logs import write

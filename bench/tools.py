@@ -8,6 +8,7 @@ Pairs are interleaved (society, direct, society, direct…); prints p50 and the 
 (p25-p75) of each and the ratio of the p50s.
 
     python bench/tools.py [--calls 300]
+    python bench/tools.py --short   # seconds: small sizes, checks that it runs
 
 Target (issue 14): the society's p50 <= 1.5x the direct call's p50.
 """
@@ -82,7 +83,18 @@ async def main(calls: int) -> None:
     )
 
 
+SHORT = {"calls": 30}
+"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
+its figures (too small to judge them by; tests/bench runs every bench so)."""
+SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300)
-    asyncio.run(main(parser.parse_args().calls))
+    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
+    args = parser.parse_args()
+    if args.short:  # the short mode's sizes; flags given on the command line still win
+        parser.set_defaults(**SHORT)
+        args = parser.parse_args()
+    asyncio.run(main(args.calls))
