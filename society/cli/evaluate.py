@@ -190,7 +190,7 @@ def eval_command(
     from society.eval.context import LoopSettings
     from society.eval.report import render_results
     from society.eval.runner import EvalSettings, run_eval
-    from society.learning.prompt_set import load_prompt_set
+    from society.run.prompt_set import load_prompt_set
 
     loop = LoopSettings(loop_repairs, loop_samples, loop_temperature)
     settings = EvalSettings(

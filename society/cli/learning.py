@@ -85,8 +85,8 @@ def train_command(
     when, on the val cases, it gets more right with no more false successes (exit 0 when
     adopted, 1 when refused)."""
     from society.eval.suite import load_suite
-    from society.learning.prompt_set import COMPONENTS
     from society.models.factory import ModelFactory, override_spec
+    from society.run.prompt_set import COMPONENTS
 
     chosen = tuple(c.strip() for c in components.split(",") if c.strip())
     unknown = [c for c in chosen if c not in COMPONENTS]

@@ -248,7 +248,7 @@ def run(
         raise fail(text, EXIT_BAD_INPUT)
     loaded = load_or_exit(scenario)
     if prompts is not None:
-        from society.learning.prompt_set import applied, load_prompt_set
+        from society.run.prompt_set import applied, load_prompt_set
 
         loaded = applied(loaded, load_or_exit_with(load_prompt_set, prompts))
     override = (
