@@ -43,7 +43,13 @@ from roles.base import Role
 from roles.context import RoleContext
 from roles.settings import ReflectorSettings
 
-__all__ = ["Reflector"]
+__all__ = ["IGNORED", "Reflector"]
+
+IGNORED = (
+    PlanRequest, Plan, PlanDecision, ExecRequest, ExecResult, Question, Answer, Chat, Lesson,
+    Usage, ToolCall, Recall, Control, Presence, DeadLetter,
+)  # fmt: skip
+"""What the reflector hears and learns nothing from (controls come by `on_control`)."""
 
 
 class Reflector(Role[ReflectorSettings]):
@@ -79,6 +85,8 @@ class Reflector(Role[ReflectorSettings]):
     async def handle(self, env: Envelope) -> None:
         """Learn from what went wrong (and from what people said)."""
         p = env.payload
+        if isinstance(p, IGNORED):
+            return
         match p:
             case Goal():
                 self.goal = p.text
@@ -118,24 +126,6 @@ class Reflector(Role[ReflectorSettings]):
                 )
             case Final():
                 self.final_at = env.ts
-            case (
-                PlanRequest()
-                | Plan()
-                | PlanDecision()
-                | ExecRequest()
-                | ExecResult()
-                | Question()
-                | Answer()
-                | Chat()
-                | Lesson()
-                | Usage()
-                | ToolCall()
-                | Recall()
-                | Control()
-                | Presence()
-                | DeadLetter()
-            ):
-                pass
             case _:
                 assert_never(p)
 
