@@ -14,29 +14,17 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from bus import Envelope, subjects
+from bus import Envelope, payloads, subjects
 from bus.payloads import (
-    Answer,
     Chat,
     Control,
     Critique,
-    DeadLetter,
-    ExecRequest,
-    ExecResult,
     Final,
     Goal,
     Lesson,
-    Plan,
-    PlanDecision,
-    PlanRequest,
-    Presence,
-    Question,
     Rating,
-    Recall,
     TaskAssignment,
     TaskResult,
-    ToolCall,
-    Usage,
 )
 from bus.subjects import Channel
 from roles.base import Role
@@ -46,8 +34,9 @@ from roles.settings import ReflectorSettings
 __all__ = ["IGNORED", "Reflector"]
 
 IGNORED = (
-    PlanRequest, Plan, PlanDecision, ExecRequest, ExecResult, Question, Answer, Chat, Lesson,
-    Usage, ToolCall, Recall, Control, Presence, DeadLetter,
+    payloads.PlanRequest, payloads.Plan, payloads.PlanDecision, payloads.ExecRequest,
+    payloads.ExecResult, payloads.Question, payloads.Answer, Chat, Lesson, payloads.Usage,
+    payloads.ToolCall, payloads.Recall, Control, payloads.Presence, payloads.DeadLetter,
 )  # fmt: skip
 """What the reflector hears and learns nothing from (controls come by `on_control`)."""
 
