@@ -12,7 +12,7 @@ import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 import nats.errors
 import nats.js.errors
@@ -43,6 +43,7 @@ __all__ = [
 ]
 
 STREAM_NAME = "SOCIETY"
+T = TypeVar("T")
 
 WORK_QUEUES: dict[str, tuple[str, ...]] = {
     "manager": (
@@ -115,30 +116,42 @@ async def ensure_stream(bus: Bus, *, replicas: int = 1, timeout: float = 30.0) -
 
 async def _add_stream(bus: Bus, config: api.StreamConfig, deadline: float, timeout: float) -> None:
     js = bus.nc.jetstream(timeout=2.0)
-    while True:
+
+    async def add() -> None:
         try:
             await js.add_stream(config)
-            return
         except nats.js.errors.BadRequestError as exc:
             # Already there with another config (e.g. other replicas): keep it as is.
-            if exc.err_code == 10058:  # stream name already in use
-                return
-            msg = f"cannot create the stream {config.name}: {exc}"
-            raise RunLogError(msg) from exc
-        except (
-            TimeoutError,
-            nats.errors.NoRespondersError,
-            nats.js.errors.ServiceUnavailableError,
-        ):
+            if exc.err_code != 10058:  # 10058: stream name already in use
+                msg = f"cannot create the stream {config.name}: {exc}"
+                raise RunLogError(msg) from exc
+
+    await _patiently(add, f"cannot create the stream {config.name}", deadline, timeout)
+
+
+_NOT_ANSWERING = (
+    TimeoutError,
+    nats.errors.NoRespondersError,
+    nats.js.errors.ServiceUnavailableError,
+)
+"""What JetStream raises while it starts or a cluster elects its leader: worth asking again."""
+
+
+async def _patiently(
+    ask: Callable[[], Awaitable[T]], what: str, deadline: float, timeout: float
+) -> T:
+    """``ask`` until JetStream answers (until ``deadline``); else a `RunLogError` that says
+    ``what`` could not be done and why."""
+    while True:
+        try:
+            return await ask()
+        except _NOT_ANSWERING:
             if time.monotonic() >= deadline:
-                msg = (
-                    f"cannot create the stream {config.name}: JetStream did not answer within "
-                    f"{timeout:g}s (is it enabled?)"
-                )
+                msg = f"{what}: JetStream did not answer within {timeout:g}s (is it enabled?)"
                 raise RunLogError(msg) from None
             await asyncio.sleep(0.1)
         except nats.errors.Error as exc:
-            msg = f"cannot create the stream {config.name} (is JetStream enabled?): {exc}"
+            msg = f"{what} (is JetStream enabled?): {exc}"
             raise RunLogError(msg) from exc
 
 
@@ -176,23 +189,8 @@ async def active_runs(
     `ensure_stream`, it waits (up to ``timeout``) for a cluster that is still electing.
     """
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return await _active_runs(bus, max_age_s)
-        except (
-            TimeoutError,
-            nats.errors.NoRespondersError,
-            nats.js.errors.ServiceUnavailableError,
-        ):
-            if time.monotonic() >= deadline:
-                msg = (
-                    f"cannot list the runs in the log: JetStream did not answer within {timeout:g}s"
-                )
-                raise RunLogError(msg) from None
-            await asyncio.sleep(0.1)
-        except nats.errors.Error as exc:
-            msg = f"cannot list the runs in the log: {exc}"
-            raise RunLogError(msg) from exc
+    what = "cannot list the runs in the log"
+    return await _patiently(lambda: _active_runs(bus, max_age_s), what, deadline, timeout)
 
 
 async def _active_runs(bus: Bus, max_age_s: float) -> list[Envelope]:

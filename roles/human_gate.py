@@ -219,13 +219,7 @@ class HumanGate:
                 f"{answer.by}'s answer to {qid} ({_summary(answer)}) is ignored: "
                 f"{first_by} already settled it ({first_what})"
             )
-            await self.bus.send(
-                self.run_id,
-                self.sender,
-                Chat(text=notice, to="human", by=self.sender.partition("/")[0], intent="notice"),
-                parent_id=env.id,
-                task_id=env.task_id,
-            )
+            await self._notice(notice, env)
             return
         waiting = self._waiting.get(qid)
         if waiting is None or waiting[0].done():
@@ -236,16 +230,18 @@ class HumanGate:
             and not self.settings.may(answer.by, "approve")
         ):
             notice = f"{answer.by} may not decide a {waiting[1].replace('_', ' ')} in this run"
-            await self.bus.send(
-                self.run_id,
-                self.sender,
-                Chat(text=notice, to="human", by=self.sender.partition("/")[0], intent="notice"),
-                parent_id=env.id,
-                task_id=env.task_id,
-            )
+            await self._notice(notice, env)
             return
         self._settle(qid, answer.by, _summary(answer))
         waiting[0].set_result(env)
+
+    async def _notice(self, text: str, about: Envelope) -> None:
+        """Tell the people why an answer of theirs (``about``) changed nothing."""
+        by = self.sender.partition("/")[0]
+        chat = Chat(text=text, to="human", by=by, intent="notice")
+        await self.bus.send(
+            self.run_id, self.sender, chat, parent_id=about.id, task_id=about.task_id
+        )
 
     async def _on_presence(self, env: Envelope) -> None:
         p = env.payload

@@ -14,36 +14,31 @@ from __future__ import annotations
 
 from typing import assert_never
 
-from bus import Envelope, subjects
+from bus import Envelope, payloads, subjects
 from bus.payloads import (
-    Answer,
     Chat,
     Control,
     Critique,
-    DeadLetter,
-    ExecRequest,
-    ExecResult,
     Final,
     Goal,
     Lesson,
-    Plan,
-    PlanDecision,
-    PlanRequest,
-    Presence,
-    Question,
     Rating,
-    Recall,
     TaskAssignment,
     TaskResult,
-    ToolCall,
-    Usage,
 )
 from bus.subjects import Channel
 from roles.base import Role
 from roles.context import RoleContext
 from roles.settings import ReflectorSettings
 
-__all__ = ["Reflector"]
+__all__ = ["IGNORED", "Reflector"]
+
+IGNORED = (
+    payloads.PlanRequest, payloads.Plan, payloads.PlanDecision, payloads.ExecRequest,
+    payloads.ExecResult, payloads.Question, payloads.Answer, Chat, Lesson, payloads.Usage,
+    payloads.ToolCall, payloads.Recall, Control, payloads.Presence, payloads.DeadLetter,
+)  # fmt: skip
+"""What the reflector hears and learns nothing from (controls come by `on_control`)."""
 
 
 class Reflector(Role[ReflectorSettings]):
@@ -79,6 +74,8 @@ class Reflector(Role[ReflectorSettings]):
     async def handle(self, env: Envelope) -> None:
         """Learn from what went wrong (and from what people said)."""
         p = env.payload
+        if isinstance(p, IGNORED):
+            return
         match p:
             case Goal():
                 self.goal = p.text
@@ -118,24 +115,6 @@ class Reflector(Role[ReflectorSettings]):
                 )
             case Final():
                 self.final_at = env.ts
-            case (
-                PlanRequest()
-                | Plan()
-                | PlanDecision()
-                | ExecRequest()
-                | ExecResult()
-                | Question()
-                | Answer()
-                | Chat()
-                | Lesson()
-                | Usage()
-                | ToolCall()
-                | Recall()
-                | Control()
-                | Presence()
-                | DeadLetter()
-            ):
-                pass
             case _:
                 assert_never(p)
 

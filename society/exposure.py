@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 from society.models.spec import PROVIDER_ALIASES
 from society.scenario import Scenario
 
-__all__ = ["Exposure", "exposure_of"]
+__all__ = ["Exposure", "exposure_of", "is_loopback"]
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _OFFLINE = ("scripted", "replay")
@@ -50,14 +50,18 @@ class Exposure:
         return out
 
 
-def _loopback(url: str) -> bool:
-    host = urlsplit(url if "//" in url else f"//{url}").hostname or ""
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address or ``localhost``) only answers this machine."""
     if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def _loopback(url: str) -> bool:
+    return is_loopback(urlsplit(url if "//" in url else f"//{url}").hostname or "")
 
 
 def _variables(value: Any, where: str, found: dict[str, str]) -> None:

@@ -1,5 +1,9 @@
-"""`Ledger`: the manager's bookkeeping of a run — assignments in flight, outputs of the
-tasks done, failures, artifacts, and why a task's last attempt failed (told to its next).
+"""`Ledger`: the manager's bookkeeping of a run — its phase, assignments in flight, outputs
+of the tasks done, failures, artifacts, and why a task's last attempt failed (told to its
+next).
+
+The phase is one value (`Phase`) that moves only by the events in `MOVES`, the same for
+the live manager and for the one rebuilt from the log (`restore`).
 
 A result is applied once, by the assignment it answers: `land` takes the assignment out
 of flight, so a duplicate (a redelivered task's second result) finds nothing.
@@ -9,13 +13,47 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from enum import Enum
+from typing import Literal
 
 from pydantic import JsonValue
 
 from bus.payloads import Artifact, TaskResult
 from bus.verdicts import CheckVerdict
 
-__all__ = ["InFlight", "Ledger"]
+__all__ = ["MOVES", "Event", "InFlight", "Ledger", "Phase"]
+
+
+class Phase(Enum):
+    """Where the manager's run stands."""
+
+    RUNNING = "running"
+    """Dispatching what is ready (or waiting for a plan or results)."""
+    PAUSED = "paused"
+    """A person paused it: nothing is dispatched until they resume it."""
+    ESCALATING = "escalating"
+    """The replan budget is spent and a person decides: nothing is dispatched meanwhile."""
+    STOPPING = "stopping"
+    """A budget is spent: nothing more is dispatched; tasks in flight may still report."""
+    PARKED = "parked"
+    """It waits for a person with its processes stopped (`society resume` goes on)."""
+    FINISHED = "finished"
+    """The final message is sent: nothing more is done."""
+
+
+Event = Literal["pause", "resume", "escalate", "answered", "stop", "park", "finish"]
+
+_LIVE = frozenset({Phase.RUNNING, Phase.PAUSED, Phase.ESCALATING})
+MOVES: dict[Event, tuple[frozenset[Phase], Phase]] = {
+    # an event: the phases it moves from, and the phase it moves to (else it changes nothing)
+    "pause": (frozenset({Phase.RUNNING}), Phase.PAUSED),  # by a person
+    "resume": (frozenset({Phase.PAUSED}), Phase.RUNNING),  # by a person
+    "escalate": (frozenset({Phase.RUNNING, Phase.PAUSED}), Phase.ESCALATING),
+    "answered": (frozenset({Phase.ESCALATING}), Phase.RUNNING),  # the escalation's answer
+    "stop": (_LIVE, Phase.STOPPING),
+    "park": (_LIVE | {Phase.STOPPING}, Phase.PARKED),
+    "finish": (frozenset(Phase) - {Phase.FINISHED}, Phase.FINISHED),
+}
 
 
 @dataclass
@@ -43,6 +81,7 @@ class InFlight:
 class Ledger:
     """What the run has done and what is under way."""
 
+    phase: Phase = Phase.RUNNING
     inflight: dict[str, InFlight] = field(default_factory=dict)
     """By the id of the assignment message."""
     completed: dict[str, dict[str, JsonValue]] = field(default_factory=dict)
@@ -54,6 +93,15 @@ class Ledger:
     """Why a task's last attempt failed, told to its next attempt."""
     checked: dict[str, list[CheckVerdict]] = field(default_factory=dict)
     """How each task done checked its outputs: its verdicts, by task id."""
+
+    def move(self, event: Event) -> bool:
+        """Move the phase by ``event``; whether it moved (an event a phase does not take,
+        such as a second finish, changes nothing)."""
+        sources, target = MOVES[event]
+        if self.phase not in sources:
+            return False
+        self.phase = target
+        return True
 
     def send(self, assignment_id: str, flight: InFlight) -> None:
         """An assignment goes out (recorded before it is published, so its result is known)."""

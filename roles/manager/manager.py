@@ -2,7 +2,8 @@
 far as the roles' capacity allows, collects results, replans on failure or critique, enforces
 budgets, and publishes the final message (`final`: the answer and its verdict). Its parts
 decide and return values it acts on (`planning`, `tasks`, `approval`, `watch`, `restore`);
-the bookkeeping is the `Ledger`. A result is applied once, by the assignment it answers; a
+the bookkeeping, with the run's phase, is the `Ledger`; a resumed manager adopts the state
+`restore` rebuilt from the log. A result is applied once, by the assignment it answers; a
 needed role nobody serves fails the run after the presence wait.
 """
 
@@ -32,15 +33,23 @@ from roles.manager import approval
 from roles.manager.approval import AskHuman
 from roles.manager.final import NO_ANSWER, final_message, synthesize
 from roles.manager.graph import PlanCheck
-from roles.manager.ledger import InFlight, Ledger
+from roles.manager.ledger import InFlight, Ledger, Phase
 from roles.manager.planning import Planning, Refused, Stale, Valid
 from roles.manager.scheduler import Scheduler
-from roles.manager.tasks import Finish, Proceed, Replan, Settled, assignments, settle
+from roles.manager.state import ManagerState, scheduled
+from roles.manager.tasks import Finish, Proceed, Replan, assignments, settle
 from roles.manager.watch import Watch
 from roles.presence import PresenceRegistry
 from roles.settings import ManagerSettings
 
-__all__ = ["Manager"]
+__all__ = ["IGNORED", "Manager"]
+
+IGNORED = (
+    payloads.PlanRequest, payloads.PlanDecision, payloads.TaskAssignment, payloads.ExecRequest,
+    payloads.ExecResult, payloads.Question, payloads.Answer, payloads.Chat, payloads.Rating,
+    payloads.Lesson, payloads.Recall, Control, payloads.Final, payloads.DeadLetter,
+)  # fmt: skip
+"""What the manager hears and does nothing with (controls come by `on_control`)."""
 
 
 class Manager(Role[ManagerSettings]):
@@ -57,16 +66,12 @@ class Manager(Role[ManagerSettings]):
         self.goal_id: str | None = None
         self.lessons: list[str] = []
         """Lessons of earlier runs for the goal, recalled once it arrives."""
+        s = self.settings
         self.planning = Planning(
-            self.settings.max_plan_tries,
-            self.settings.duplicate_threshold,
-            goal_check=bool(self.settings.goal_check),
+            s.max_plan_tries, s.duplicate_threshold, goal_check=bool(s.goal_check)
         )
         self.scheduler: Scheduler | None = None
         self.ledger = Ledger()
-        self.paused = False
-        self.finished = False
-        self.escalating = False
         self.handled: set[str] = set()
         """Plans and critiques acted on before a resume (their redelivery is skipped)."""
         self.presence = PresenceRegistry(ctx.presence)
@@ -84,13 +89,17 @@ class Manager(Role[ManagerSettings]):
 
     def subscriptions(self) -> list[tuple[str, str | None]]:
         """What the manager steers by besides its inbox queue (goal, usage, presence)."""
-        run = self.run_id
-        own = [
-            (subjects.subject(run, Channel.GOAL), None),
-            (subjects.subject(run, Channel.USAGE), None),
-            (subjects.subject(run, Channel.PRESENCE), None),
-        ]
-        return own + super().subscriptions()
+        own = (Channel.GOAL, Channel.USAGE, Channel.PRESENCE)
+        return [(subjects.subject(self.run_id, c), None) for c in own] + super().subscriptions()
+
+    def adopt(self, state: ManagerState) -> None:
+        """Take the state rebuilt from the run's log (`restore.rebuild`), before starting."""
+        self.goal, self.goal_id, self.lessons = state.goal, state.goal_id, state.lessons
+        self.planning, self.scheduler, self.handled = state.planning, state.scheduler, state.handled
+        self.ledger = self.watch.ledger = state.ledger
+        self.budget.spend = state.spend
+        self.budget.started = time.monotonic() - state.active_s
+        self.human.skip_asked(state.asked)
 
     def queues(self) -> list[QueueSpec]:
         """Plans, results and critiques: one at a time, in the order the log stored them."""
@@ -101,9 +110,9 @@ class Manager(Role[ManagerSettings]):
 
     async def handle(self, env: Envelope) -> None:
         """Route by payload type."""
-        if self.finished or env.id in self.handled:
-            return
         p = env.payload
+        if self.ledger.phase is Phase.FINISHED or env.id in self.handled or isinstance(p, IGNORED):
+            return
         match p:
             case Goal():
                 await self.on_goal(env, p)
@@ -117,29 +126,20 @@ class Manager(Role[ManagerSettings]):
                 await self.on_critique(env, p)
             case Presence():
                 await self.on_presence(env, p)
-            case payloads.PlanRequest() | payloads.PlanDecision() | payloads.TaskAssignment():
-                pass
-            case payloads.ExecRequest() | payloads.ExecResult() | payloads.Question():
-                pass
-            case payloads.Answer() | payloads.Chat() | payloads.Rating() | payloads.Lesson():
-                pass
-            case payloads.Recall() | Control() | payloads.Final() | payloads.DeadLetter():
-                pass
             case _:
                 assert_never(p)
 
     async def on_control(self, env: Envelope, control: Control) -> None:
         """Pause, resume or abort on request (a person or a tool)."""
-        if self.finished or env.sender == self.sender:
+        if self.ledger.phase is Phase.FINISHED or env.sender == self.sender:
             return
         if env.role == "human" and not self.deps.human.may_steer(control.by, control.action):
             notice = f"{control.by} may not {control.action} this run"
             await self.send(Chat(text=notice, to="human", intent="notice"), parent=env)
             return
         if control.action == "pause":
-            self.paused = True
-        elif control.action == "resume":
-            self.paused = False
+            self.ledger.move("pause")
+        elif control.action == "resume" and self.ledger.move("resume"):
             await self.dispatch()
         elif control.action == "abort":
             who = control.by or env.sender
@@ -157,11 +157,6 @@ class Manager(Role[ManagerSettings]):
         self.spawn(self.watch.run(lambda: self.planning.pending), name="manager-watch")
         self.lessons = await self.recall(goal.text, parent=env)
         await self.request_plan("initial", parent=env)
-
-    @property
-    def revision(self) -> int:
-        """The plan revision under way (or asked for)."""
-        return self.planning.revision
 
     def worker_roles(self) -> list[str]:
         """Roles that can take tasks."""
@@ -218,7 +213,7 @@ class Manager(Role[ManagerSettings]):
         """Ask a person to approve a valid plan (``ask``: wait for a question asked before a
         resume), then act on the verdict."""
         verdict = await approval.ask_approval(ask or self.ask_human, plan, check, parent=env)
-        if self.finished or plan.revision != self.revision:
+        if self.ledger.phase is Phase.FINISHED or plan.revision != self.planning.revision:
             return
         decided = verdict.reply.message_id
         match verdict:
@@ -241,20 +236,16 @@ class Manager(Role[ManagerSettings]):
     def schedule(self, plan: Plan, check: PlanCheck) -> None:
         """Make an accepted plan's tasks the schedule."""
         assert self.goal is not None
-        self.planning.accepted(plan)
         capacity = self.presence.capacities(self.capacity)
-        values = self.ledger.values(self.goal.inputs)
-        self.scheduler = Scheduler(check.tasks, capacity, values, check.aliases)
-        self.ledger.failed = {}
+        self.scheduler = scheduled(self.planning, self.ledger, self.goal, plan, check, capacity)
 
     # -- dispatching ---------------------------------------------------------------------------
 
     async def dispatch(self) -> None:
         """Start every ready task the roles have room for, highest priority first."""
         sched = self.scheduler
-        if sched is None or self.finished or self.paused or self.planning.pending:
-            return
-        if self.escalating:
+        phase = self.ledger.phase  # stopping: the budget check below ends the run when idle
+        if sched is None or self.planning.pending or phase not in (Phase.RUNNING, Phase.STOPPING):
             return
         spent = self.budget.exhausted()
         if spent is not None:
@@ -268,7 +259,7 @@ class Manager(Role[ManagerSettings]):
             run_id=self.run_id,
             sender=self.sender,
             goal_id=self.goal_id,
-            revision=self.revision,
+            revision=self.planning.revision,
             notes=dict.fromkeys(self.capacity, self.lessons) if self.lessons else {},
         )
         # Stored in the background, side by side: a batch goes out at once, and the inbox
@@ -290,14 +281,11 @@ class Manager(Role[ManagerSettings]):
             return
         await self._apply(env, flight, result)
 
-    def settle(self, flight: InFlight, result: TaskResult) -> Settled:
-        """Apply a result to the schedule; what the run does next."""
-        retries, can_replan = self.settings.max_task_retries, self.budget.can_replan()
-        return settle(self.scheduler, self.ledger, flight, result, revision=self.revision,
-                      max_retries=retries, can_replan=can_replan)  # fmt: skip
-
     async def _apply(self, env: Envelope | None, flight: InFlight, result: TaskResult) -> None:
-        match self.settle(flight, result):
+        """Apply a result to the schedule, and do what it decides."""
+        retries, can_replan = self.settings.max_task_retries, self.budget.can_replan()
+        match settle(self.scheduler, self.ledger, flight, result, revision=self.planning.revision,
+                     max_retries=retries, can_replan=can_replan):  # fmt: skip
             case Finish(status=status, reason=reason):
                 await self.finish(status, reason, parent=env)
                 return
@@ -312,9 +300,9 @@ class Manager(Role[ManagerSettings]):
                 return
             await self.finish("succeeded", "", parent=env)
             return
-        if self.watch.stopping is not None:
+        if self.ledger.phase is Phase.STOPPING:
             if not self.ledger.inflight:
-                await self.finish("budget_exhausted", self.watch.stopping, parent=env)
+                await self.finish("budget_exhausted", self.watch.stop_reason, parent=env)
             return
         await self.dispatch()
 
@@ -345,7 +333,7 @@ class Manager(Role[ManagerSettings]):
             return
         step = approval.critique_step(
             critique,
-            revision=self.revision,
+            revision=self.planning.revision,
             can_replan=self.budget.can_replan(),
             escalate=self.human.settings.escalate,
             attached=bool(self.human.attached),
@@ -366,9 +354,8 @@ class Manager(Role[ManagerSettings]):
     ) -> None:
         """The replan budget is spent: the person attached decides (default: stop). With
         ``ask``, the run already waits for a question asked before a resume."""
-        if self.escalating and ask is None:
-            return
-        self.escalating = True  # the run waits for the person: nothing more is dispatched
+        if not self.ledger.move("escalate") and ask is None:
+            return  # escalating already (or stopping): the run waits for the person
         replans = self.budget.settings.replans
         if ask is None:
             why_paused = "waiting for a person (escalation)"
@@ -378,8 +365,8 @@ class Manager(Role[ManagerSettings]):
                 ask or self.ask_human, critique, replans, parent=env
             )
         finally:
-            self.escalating = False
-        if self.finished:
+            self.ledger.move("answered")
+        if self.ledger.phase is Phase.FINISHED:
             return
         resumed = Control(action="resume", reason=f"{choice.reply.by} answered", by="manager")
         await self.send(resumed, parent=choice.reply.message_id)
@@ -407,9 +394,8 @@ class Manager(Role[ManagerSettings]):
 
     async def finish(self, status: str, reason: str, *, parent: Envelope | str | None) -> None:
         """Publish the final message (once) after stopping work in flight."""
-        if self.finished:
+        if not self.ledger.move("finish"):
             return
-        self.finished = self.watch.done = True
         ledger = self.ledger
         if status in ("aborted", "budget_exhausted", "failed") and ledger.inflight:
             control = Control(
@@ -420,7 +406,7 @@ class Manager(Role[ManagerSettings]):
             await self.send(control, parent=parent)
         goal = self.goal.text if self.goal is not None else ""
         final = final_message(
-            status, reason, ledger, self.scheduler, self.revision, self.budget, goal
+            status, reason, ledger, self.scheduler, self.planning.revision, self.budget, goal
         )
         parent_id = parent.id if isinstance(parent, Envelope) else parent
         await self.send(final, parent=parent_id)

@@ -1,11 +1,12 @@
 """Rebuilding a manager from its run's log, so `society resume` continues a run whose
 processes stopped (a crash, a lost machine, a run parked while a person thinks).
 
-`rebuild` walks the log in order and folds in the facts the manager acted on — the
-goal, its recall, spend, plan requests and accepted plans, assignments, results,
-timeouts, a person's pause, questions and their answers, the final — through the same
-steps the live manager uses (`Planning.review`, `settle`), so the state is the one it
-had. `resume` then does what the log shows was owed and not yet done: a decision taken
+`rebuild` walks the log in order and folds the facts the manager acted on — the goal,
+its recall, spend, plan requests and accepted plans, assignments, results, timeouts, a
+person's pause, questions and their answers, the final — into a fresh `ManagerState`,
+through the same steps the live manager uses (`Planning.review`, `settle`, `scheduled`,
+`Ledger.move`), so the state is the one it had; the manager adopts it before it starts.
+`resume` then does what the log shows was owed and not yet done: a decision taken
 on a result but not acted on, questions still waiting (asked again only in spirit: the
 same question waits anew), and whatever is ready to dispatch.
 
@@ -16,9 +17,8 @@ redelivers it, and a plan or critique the manager already acted on is skipped.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from bus import Envelope
@@ -39,11 +39,13 @@ from bus.payloads import (
     ToolCall,
     Usage,
 )
+from roles.budget import BudgetTracker
 from roles.human_gate import HumanReply
 from roles.manager import approval
-from roles.manager.ledger import InFlight
+from roles.manager.ledger import InFlight, Phase
 from roles.manager.planning import Valid
-from roles.manager.tasks import Finish, Proceed, Replan, Settled
+from roles.manager.state import ManagerState, scheduled
+from roles.manager.tasks import Finish, Proceed, Replan, Settled, settle
 
 if TYPE_CHECKING:
     from roles.manager.manager import Manager
@@ -65,13 +67,12 @@ class Pending:
 
 @dataclass
 class Restored:
-    """What the log shows the manager still owes."""
+    """The manager's state rebuilt from the log, and what the log shows it still owes."""
 
+    state: ManagerState
     owed: Settled | None = None
     """A result's decision (finish, replan) not yet acted on."""
     questions: dict[str, Pending] = field(default_factory=dict)
-    active_s: float = 0.0
-    """Seconds the run's processes ran (the wall budget counts only these)."""
     asked_for_plan: bool = False
     """The manager asked for a plan (else it stopped between the goal and its first request)."""
     recalled: bool = False
@@ -85,79 +86,82 @@ def _kind(pending: Pending) -> str:
 
 
 def rebuild(m: Manager, envelopes: Sequence[Envelope]) -> Restored:
-    """Fold the log into ``m`` (before it starts); returns what is still owed."""
-    r = Restored()
+    """Fold the log into a fresh state for ``m`` (which it adopts before it starts), with
+    what is still owed; ``m`` gives its settings and is not changed."""
+    r = Restored(ManagerState(replace(m.planning, criteria=[])))
+    s = r.state
     plans: dict[int, tuple[Envelope, Plan]] = {}
     by_id = {e.id: e for e in envelopes}
-    asked = 0
     since: int | None = None
     last = 0
     for env in envelopes:
         p = env.payload
         mine = env.sender == m.sender
         if mine and env.parent_id:
-            m.handled.add(env.parent_id)
+            s.handled.add(env.parent_id)
         match p:
-            case Goal() if m.goal is None:
-                m.goal, m.goal_id = p, env.id
+            case Goal() if s.goal is None:
+                s.goal, s.goal_id = p, env.id
             case Recall() if mine:
-                m.lessons = [lesson.text for lesson in p.lessons]
+                s.lessons = [lesson.text for lesson in p.lessons]
                 r.recalled = True
             case Usage() | ToolCall():
-                m.budget.spend.add_usage(p)
+                s.spend.add_usage(p)
             case PlanRequest() if mine:
                 if p.reason in REPLANS:
-                    m.budget.spend.replans += 1
-                    m.ledger.inflight.clear()
-                m.planning.revision, m.planning.attempt = p.revision, p.attempt
-                m.planning.pending, r.owed = True, None
+                    s.spend.replans += 1
+                    s.ledger.inflight.clear()
+                s.planning.revision, s.planning.attempt = p.revision, p.attempt
+                s.planning.pending, r.owed = True, None
                 r.asked_for_plan = True
             case Plan():
                 plans[p.revision] = (env, p)
             case PlanDecision(accepted=True) if mine and p.revision in plans:
-                valid = _review(m, plans[p.revision][1])
-                if valid is not None:
-                    m.schedule(plans[p.revision][1], valid.check)
+                valid = _review(m, s, plans[p.revision][1])
+                if valid is not None and s.goal is not None:
+                    capacity = m.presence.capacities(m.capacity)
+                    plan = plans[p.revision][1]
+                    s.scheduler = scheduled(
+                        s.planning, s.ledger, s.goal, plan, valid.check, capacity
+                    )
             case TaskAssignment() if mine:
                 flight = InFlight(p.task.id, p.attempt, p.plan_revision, role=p.task.role)
-                m.ledger.send(env.id, flight)
-                sched = m.scheduler
-                if sched is not None and p.plan_revision == m.revision:
-                    sched.start(p.task.id)
+                s.ledger.send(env.id, flight)
+                if s.scheduler is not None and p.plan_revision == s.planning.revision:
+                    s.scheduler.start(p.task.id)
             case TaskResult():
-                landed = m.ledger.land(env.parent_id)
+                landed = s.ledger.land(env.parent_id)
                 if landed is not None and p.status != "cancelled":
-                    r.owed = _settle(m, landed, p)
+                    r.owed = _settle(m, s, landed, p)
             case Control(action="cancel", timeout_s=float() as limit) if mine:
-                for flight in m.ledger.take(p.task_ids):
-                    r.owed = _settle(m, flight, flight.timed_out(limit))
+                for flight in s.ledger.take(p.task_ids):
+                    r.owed = _settle(m, s, flight, flight.timed_out(limit))
             case Control(action="pause" | "resume") if mine:
-                m.escalating = p.action == "pause"
+                s.ledger.move("escalate" if p.action == "pause" else "answered")
             case Control(action="pause" | "resume") if env.role == "human":
                 if m.deps.human.may_steer(p.by, p.action):
-                    m.paused = p.action == "pause"
+                    s.ledger.move("pause" if p.action == "pause" else "resume")
             case Control(action="resumed"):
-                r.active_s += (last - (since or last)) / 1e6
+                s.active_s += (last - (since or last)) / 1e6
                 since = None
             case Question() if mine:
-                asked += 1
+                s.asked += 1
                 about = by_id.get(env.parent_id or "")
                 pending = Pending(env, about)
                 if p.kind == "plan_approval" and about and isinstance(about.payload, Plan):
-                    pending.check = _review(m, about.payload)
+                    pending.check = _review(m, s, about.payload)
                 r.questions[p.question_id] = pending
             case Answer():
                 _answered(m, r, env, p)
             case Final():
-                m.finished = True
+                s.ledger.move("finish")
             case _:
                 pass
         since = env.ts if since is None else since
         last = env.ts
-    r.active_s += (last - (since or last)) / 1e6
-    m.human.skip_asked(asked)
+    s.active_s += (last - (since or last)) / 1e6
     r.questions = {
-        qid: q for qid, q in r.questions.items() if q.answer is None or q.answer.id not in m.handled
+        qid: q for qid, q in r.questions.items() if q.answer is None or q.answer.id not in s.handled
     }
     return r
 
@@ -173,23 +177,24 @@ def _answered(m: Manager, r: Restored, env: Envelope, answer: Answer) -> None:
     pending.answer = env
 
 
-def _review(m: Manager, plan: Plan) -> Valid | None:
-    assert m.goal is not None
-    review = m.planning.review(plan, m.goal, m.worker_roles(), m.ledger)
+def _review(m: Manager, s: ManagerState, plan: Plan) -> Valid | None:
+    assert s.goal is not None
+    review = s.planning.review(plan, s.goal, m.worker_roles(), s.ledger)
     return review if isinstance(review, Valid) else None
 
 
-def _settle(m: Manager, flight: InFlight, result: TaskResult) -> Settled | None:
-    settled = m.settle(flight, result)
+def _settle(m: Manager, s: ManagerState, flight: InFlight, result: TaskResult) -> Settled | None:
+    can_replan = BudgetTracker(m.budget.settings, spend=s.spend).can_replan()
+    settled = settle(s.scheduler, s.ledger, flight, result, revision=s.planning.revision,
+                     max_retries=m.settings.max_task_retries, can_replan=can_replan)  # fmt: skip
     return None if isinstance(settled, Proceed) else settled
 
 
 async def resume(m: Manager, r: Restored) -> None:
-    """Go on from the rebuilt state (after ``m`` started): the clock, what is owed, the
+    """Go on from the rebuilt state (after ``m`` adopted it and started): what is owed, the
     questions still open, and the next dispatch."""
-    if m.finished or m.goal is None:
+    if m.ledger.phase is Phase.FINISHED or m.goal is None:
         return
-    m.budget.started = time.monotonic() - r.active_s
     m.spawn(m.watch.run(lambda: m.planning.pending), name="manager-watch")
     if not r.asked_for_plan:
         # Stopped between the goal and the first plan request: the goal's redelivery finds

@@ -2,9 +2,10 @@
 that ends the run when the wall-clock budget is spent or a role it needs has nobody, and
 fails tasks past their timeout.
 
-When a budget is spent, dispatch stops and tasks in flight may still report (they cannot
-spend more: the budget guard refuses their next call) for a short grace; then the run
-ends. The watch decides; the manager acts through the callbacks it gives.
+When a budget is spent, the run's phase becomes stopping: dispatch stops and tasks in
+flight may still report (they cannot spend more: the budget guard refuses their next
+call) for a short grace; then the run ends. The watch decides and moves the ledger's
+phase; the manager acts through the callbacks it gives.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from bus import Envelope
 from bus.payloads import Control, ToolCall, Usage
 from roles.budget import BudgetTracker
 from roles.human_gate import HumanGate
-from roles.manager.ledger import InFlight, Ledger
+from roles.manager.ledger import InFlight, Ledger, Phase
 from roles.presence import PresenceRegistry
 from roles.settings import ManagerSettings
 
@@ -58,11 +59,8 @@ class Watch:
         self._spawn = spawn
         self._human = human
         self._send = send
-        self.stopping: str | None = None
-        """Why the run is stopping for a budget (None: it is not)."""
-        self.done = False
-        self.parked = False
-        """The run parked: it waits for a person with its processes stopped."""
+        self.stop_reason = ""
+        """Why the run is stopping for a budget (once its phase is stopping)."""
 
     async def on_usage(self, env: Envelope, usage: Usage | ToolCall) -> None:
         """Add up spend; stop when a budget is reached."""
@@ -74,20 +72,20 @@ class Watch:
 
     async def stop_for_budget(self, reason: str, *, parent: Envelope | None) -> None:
         """Dispatch nothing more; let tasks in flight report for the grace, then finish."""
-        if self.stopping is None:
-            self.stopping = reason
+        if self.ledger.move("stop"):
+            self.stop_reason = reason
             self._spawn(self._grace())
         if not self.ledger.inflight:
             await self._finish("budget_exhausted", reason, parent=parent)
 
     async def _grace(self) -> None:
         await asyncio.sleep(self.settings.budget_grace_s)
-        if self.stopping is not None:
-            await self._finish("budget_exhausted", self.stopping, parent=None)
+        if self.ledger.phase is Phase.STOPPING:
+            await self._finish("budget_exhausted", self.stop_reason, parent=None)
 
     async def run(self, planning_pending: Callable[[], bool]) -> None:
         """Every quarter second: the wall-clock budget, missing roles, task timeouts."""
-        while not self.done:
+        while self.ledger.phase not in (Phase.PARKED, Phase.FINISHED):
             await asyncio.sleep(0.25)
             spent = self.budget.exhausted()
             if spent is not None:
@@ -108,11 +106,10 @@ class Watch:
         """Park when the run has only waited for a person for ``park_after_s`` and nobody is
         attached to answer."""
         after, since = self._human.settings.park_after_s, self._human.waiting_since()
-        if after is None or since is None or self.ledger.inflight or self.parked:
+        if after is None or since is None or self.ledger.inflight:
             return
         if self._human.attached:
             return
-        if time.monotonic() - since >= after:
-            self.parked = self.done = True
+        if time.monotonic() - since >= after and self.ledger.move("park"):
             why = f"waiting for a person's answer for {after:g}s with nothing else to do"
             await self._send(Control(action="park", reason=why, by="manager"))

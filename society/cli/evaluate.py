@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from society.cli.model_options import ModelOptions, model_options
 from society.cli.support import EXIT_BAD_INPUT, err, fail, guarded, load_or_exit_with, out
 
 if TYPE_CHECKING:
@@ -68,7 +69,9 @@ def _merge(paths: list[str], out_path: Path | None) -> None:
     out.print(f"merged: {out_path}", highlight=False)
 
 
+@model_options(temperature=0.0)
 def eval_command(
+    models: ModelOptions,
     args: Annotated[
         list[str] | None,
         typer.Argument(
@@ -90,27 +93,6 @@ def eval_command(
     seed: Annotated[
         int, typer.Option(help="Sampled arms' first seed; repeat r draws from seed + 100*r")
     ] = 0,
-    model: Annotated[
-        str | None, typer.Option("--model", help="Use this OpenAI(-compatible) model everywhere")
-    ] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server URL for --model")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="Environment variable holding the API key for --model")
-    ] = None,
-    max_tokens: Annotated[
-        int | None, typer.Option(min=16, help="Longest answer of --model (default: per role)")
-    ] = None,
-    timeout: Annotated[
-        float | None, typer.Option(min=0.1, help="Seconds one call of --model may take")
-    ] = None,
-    structured: Annotated[
-        str, typer.Option(help="How --model's server takes a schema (as for `society run`)")
-    ] = "auto",
-    temperature: Annotated[
-        float, typer.Option(min=0.0, max=2.0, help="--model's sampling temperature")
-    ] = 0.0,
     repeat: Annotated[int, typer.Option(min=1, help="Answer every case this many times")] = 1,
     only: Annotated[str | None, typer.Option(help="Only these cases (comma-separated ids)")] = None,
     society: Annotated[
@@ -150,8 +132,6 @@ def eval_command(
 ) -> None:
     """Answer a suite's cases with the society and baselines on the same model, grade each
     answer, print the table and totals, and write the results JSON (exit 0 when it ran)."""
-    from society.models.factory import override_spec
-
     paths = list(args or [])
     if paths[:1] == ["compare"]:
         _compare(paths[1:])
@@ -166,31 +146,15 @@ def eval_command(
     if split not in (None, "train", "val"):
         text = f"--split takes train or val, not {split!r}"
         raise fail(text, EXIT_BAD_INPUT)
-    modes = ("auto", "json_schema", "json_object", "ollama", "vllm", "prompt")
-    if structured not in modes:
-        text = f"--structured must be one of {', '.join(modes)}"
-        raise fail(text, EXIT_BAD_INPUT)
+    override = models.spec()
     suite = _suite(paths, humaneval, limit, draw_seed)
     if memory is not None and not (memory / "memory.sqlite3").is_file():
         text = f"--memory {memory}: no memory there (no memory.sqlite3)"
         raise fail(text, EXIT_BAD_INPUT)
-    override = None
-    if model:
-        override = override_spec(
-            model,
-            base_url,
-            api_key_env,
-            max_tokens=max_tokens,
-            timeout_s=timeout,
-            structured=structured,
-        )
-        override = override.model_copy(
-            update={"config": {**override.config, "temperature": temperature}}
-        )
     from society.eval.context import LoopSettings
     from society.eval.report import render_results
     from society.eval.runner import EvalSettings, run_eval
-    from society.learning.prompt_set import load_prompt_set
+    from society.run.prompt_set import load_prompt_set
 
     loop = LoopSettings(loop_repairs, loop_samples, loop_temperature)
     settings = EvalSettings(
@@ -203,18 +167,18 @@ def eval_command(
         runs_dir=runs_dir,
         out=out_path,
         override=override,
-        model_label=model
+        model_label=models.model
         or ", ".join(sorted({m.model_name() for m in suite.defaults.models.values()})),
-        base_url=base_url,
+        base_url=models.base_url,
         case_timeout_s=case_timeout,
         memory_from=memory.resolve() if memory is not None else None,
         prompts=load_or_exit_with(load_prompt_set, prompts) if prompts is not None else None,
         suite_path=paths[0] if paths else "humaneval",
         settings={
-            "temperature": temperature if model else None,
-            "max_tokens": max_tokens,
-            "timeout_s": timeout,
-            "structured": structured,
+            "temperature": models.temperature if models.model else None,
+            "max_tokens": models.max_tokens,
+            "timeout_s": models.timeout,
+            "structured": models.structured,
             "limit": limit,
             "draw_seed": draw_seed,
             **(

@@ -4,11 +4,13 @@ rating of a run, kept as a case of a feedback suite."""
 
 # No `from __future__ import annotations`: typer reads the annotations (see society.cli).
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from society.cli.model_options import ModelOptions, model_options
 from society.cli.support import EXIT_BAD_INPUT, EXIT_FAILED, fail, guarded, load_or_exit_with, out
 
 if TYPE_CHECKING:
@@ -25,7 +27,9 @@ def _cases(suite: "Suite", half: str) -> list["Case"]:
     return cases
 
 
+@model_options(temperature=0.0)
 def train_command(
+    models: ModelOptions,
     suite_path: Annotated[Path, typer.Argument(metavar="SUITE", help="A split suite file")],
     val: Annotated[
         Path | None,
@@ -35,15 +39,6 @@ def train_command(
         list[Path] | None,
         typer.Option("--feedback", help="A feedback suite (`society rate`) to train on too"),
     ] = None,
-    model: Annotated[
-        str | None, typer.Option("--model", help="Use this OpenAI(-compatible) model everywhere")
-    ] = None,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible server URL")] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="Environment variable holding the API key")
-    ] = None,
-    structured: Annotated[str, typer.Option(help="How --model's server takes a schema")] = "auto",
-    temperature: Annotated[float, typer.Option(min=0.0, max=2.0)] = 0.0,
     reflection_model: Annotated[
         str | None, typer.Option(help="The model that edits instructions (default: --model)")
     ] = None,
@@ -85,8 +80,8 @@ def train_command(
     when, on the val cases, it gets more right with no more false successes (exit 0 when
     adopted, 1 when refused)."""
     from society.eval.suite import load_suite
-    from society.learning.prompt_set import COMPONENTS
-    from society.models.factory import ModelFactory, override_spec
+    from society.models.factory import ModelFactory
+    from society.run.prompt_set import COMPONENTS
 
     chosen = tuple(c.strip() for c in components.split(",") if c.strip())
     unknown = [c for c in chosen if c not in COMPONENTS]
@@ -100,17 +95,11 @@ def train_command(
     for path in feedback or []:
         more = load_or_exit_with(load_suite, path)
         train_cases += [c for c in more.cases if c.split != "val"]
-    override = None
-    if model:
-        override = override_spec(model, base_url, api_key_env, structured=structured)
-        override = override.model_copy(
-            update={"config": {**override.config, "temperature": temperature}}
-        )
-    reflecting = reflection_model or model
-    if reflecting:
-        spec = override_spec(
-            reflecting, reflection_base_url or base_url, api_key_env, structured=structured
-        )
+    override = models.spec()
+    reflecting = reflection_model or models.model
+    if reflecting:  # the reflection model: the server's temperature and the role's limits
+        plain = replace(models, max_tokens=None, timeout=None, temperature=None)
+        spec = plain.spec_of(reflecting, reflection_base_url or models.base_url)
     else:
         spec = suite.defaults.models["default"]
     reflection = ModelFactory({"reflection": spec}, {}).build("reflection", "reflector")
@@ -123,7 +112,7 @@ def train_command(
             before = load_results(val_before)
         except ResultsError as exc:
             raise fail(str(exc), EXIT_BAD_INPUT) from None
-        why = usable_before(before, val_cases, model or spec.model_name())
+        why = usable_before(before, val_cases, models.model or spec.model_name())
         if why is not None:
             text = f"--val-before {val_before}: {why}"
             raise fail(text, EXIT_BAD_INPUT)
@@ -139,9 +128,9 @@ def train_command(
         reflection=reflection,
         components=chosen,  # type: ignore[arg-type]
         override=override,
-        model_label=model or spec.model_name(),
+        model_label=models.model or spec.model_name(),
         reflection_label=reflecting or spec.model_name(),
-        base_url=base_url,
+        base_url=models.base_url,
         budget=budget,
         wall_s=wall_minutes * 60,
         minibatch=minibatch,

@@ -18,7 +18,9 @@ from society.cli import learning as cli_learning
 from society.cli import memory as cli_memory
 from society.cli import observe as cli_observe
 from society.cli import ops as cli_ops
+from society.cli import people as cli_people
 from society.cli import replay as cli_replay
+from society.cli.model_options import ModelOptions, model_options
 from society.cli.support import (
     EXIT_BAD_INPUT,
     EXIT_ENVIRONMENT,
@@ -35,7 +37,7 @@ from society.cli.support import (
 from society.errors import SocietyError
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    pass
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_ENVIRONMENT", "EXIT_FAILED", "app", "main"]
 
@@ -171,7 +173,9 @@ def server(
 
 
 @app.command()
+@model_options()
 def run(
+    models: ModelOptions,
     scenario: Annotated[Path, typer.Argument(help="Scenario YAML file")],
     nats: Annotated[
         str | None,
@@ -183,31 +187,6 @@ def run(
     ] = None,
     runs_dir: Annotated[Path, typer.Option(help="Where run folders go")] = Path("runs"),
     run_id: Annotated[str | None, typer.Option(help="Run id (default: name-time-random)")] = None,
-    model: Annotated[
-        str | None,
-        typer.Option("--model", help="Use this OpenAI(-compatible) model for every role"),
-    ] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible server URL for --model")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="Environment variable holding the API key for --model")
-    ] = None,
-    max_tokens: Annotated[
-        int | None,
-        typer.Option(min=16, help="Longest answer of --model (default: per role, 512-2048)"),
-    ] = None,
-    timeout: Annotated[
-        float | None,
-        typer.Option(min=0.1, help="Seconds one call of --model may take (default: 60-120)"),
-    ] = None,
-    structured: Annotated[
-        str,
-        typer.Option(
-            help="How --model's server takes a schema: auto, json_schema (OpenAI), json_object "
-            "(llama.cpp), ollama, vllm, prompt"
-        ),
-    ] = "auto",
     memory_dir: Annotated[
         Path | None, typer.Option(help="Long-term memory folder (default: RUNS_DIR/memory)")
     ] = None,
@@ -233,7 +212,6 @@ def run(
     ] = None,
 ) -> None:
     """Run a society on the scenario's goal; prints progress and a summary (exit 0 on success)."""
-    from society.models.factory import override_spec
     from society.run.gc_policy import settle_after_startup
     from society.run.runner import RunOptions, run_scenario
 
@@ -242,27 +220,12 @@ def run(
     if workers not in ("inprocess", "external"):
         text = f"--workers must be inprocess or external, not {workers!r}"
         raise fail(text, EXIT_BAD_INPUT)
-    modes = ("auto", "json_schema", "json_object", "ollama", "vllm", "prompt")
-    if structured not in modes:
-        text = f"--structured must be one of {', '.join(modes)}, not {structured!r}"
-        raise fail(text, EXIT_BAD_INPUT)
+    override = models.spec()
     loaded = load_or_exit(scenario)
     if prompts is not None:
-        from society.learning.prompt_set import applied, load_prompt_set
+        from society.run.prompt_set import applied, load_prompt_set
 
         loaded = applied(loaded, load_or_exit_with(load_prompt_set, prompts))
-    override = (
-        override_spec(
-            model,
-            base_url,
-            api_key_env,
-            max_tokens=max_tokens,
-            timeout_s=timeout,
-            structured=structured,
-        )
-        if model
-        else None
-    )
     options = RunOptions(
         nats_url=nats,
         runs_dir=runs_dir,
@@ -312,77 +275,8 @@ def resume(
     raise typer.Exit(outcome.exit_code)
 
 
-@app.command()
-def attach(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Id of the run to join")],
-    nats: Annotated[
-        str | None,
-        typer.Option(
-            "--nats", help="The run's NATS server (default: from RUNS_DIR/RUN/server.json)"
-        ),
-    ] = None,
-    runs_dir: Annotated[Path, typer.Option(help="Where run folders are")] = Path("runs"),
-    name: Annotated[
-        str | None, typer.Option(help="Your name in the run (default: your login name)")
-    ] = None,
-    connect_timeout: Annotated[float, typer.Option(help="Seconds to wait for the server")] = 5.0,
-    creds: Annotated[
-        Path | None,
-        typer.Option(
-            help="Your credential file (from `society invite`); the run's owner needs none"
-        ),
-    ] = None,
-) -> None:
-    """Join a running society as the human: see the conversation, answer, approve, steer, rate."""
-    from bus import BusError
-    from society.errors import RunNotFound, ServerUnreachable
-    from society.human import attach as attach_run
-
-    try:
-        run_async(
-            attach_run(
-                run_id,
-                runs_dir=runs_dir,
-                nats_url=nats,
-                name=name,
-                console=_plain_console(),
-                connect_timeout_s=connect_timeout,
-                creds=creds,
-            )
-        )
-    except RunNotFound as exc:
-        raise fail(str(exc), EXIT_BAD_INPUT) from None
-    except (ServerUnreachable, BusError) as exc:
-        raise fail(str(exc), EXIT_ENVIRONMENT) from None
-
-
-@app.command()
-def invite(
-    run_id: Annotated[str, typer.Argument(metavar="RUN", help="Id of the run")],
-    name: Annotated[str, typer.Option(help="The person's name in the run")],
-    runs_dir: Annotated[Path, typer.Option(help="Where run folders are")] = Path("runs"),
-) -> None:
-    """Issue a person their own credential for a run you own (they attach with --creds)."""
-    from bus import BusError, subjects
-    from society.credentials import RunCredentials
-    from society.errors import RunNotFound
-
-    run_dir = runs_dir / run_id
-    try:
-        subjects.check_token(run_id, "run id")
-        subjects.check_token(name, "name")
-        if not (run_dir / "creds").is_dir():
-            msg = f"no run {run_id!r} with credentials in {runs_dir} (give --runs-dir)"
-            raise RunNotFound(msg)
-        cred, new = RunCredentials(run_dir, run_id).invite(name)
-    except (RunNotFound, BusError) as exc:
-        raise fail(str(exc), EXIT_BAD_INPUT) from None
-    path = RunCredentials(run_dir, run_id).path_of(cred.sender)
-    said = "issued" if new else "already had"
-    out.print(f"{name} {said} a credential for run {run_id}: {path}")
-    out.print(f"[dim]they attach with: society attach {run_id} --creds FILE --nats URL[/]")
-
-
+app.command()(cli_people.attach)
+app.command()(cli_people.invite)
 app.command("eval")(cli_eval.eval_command)
 app.command("train")(cli_learning.train_command)
 app.command("rate")(cli_learning.rate_command)
@@ -394,13 +288,6 @@ app.command()(cli_observe.web)
 app.command("nats-config")(cli_ops.nats_config)
 app.add_typer(cli_ops.sandbox_app, name="sandbox")
 app.add_typer(cli_memory.memory_app, name="memory")
-
-
-def _plain_console() -> "Console":
-    """A console for a session of its own (no highlighting of numbers and paths)."""
-    from rich.console import Console
-
-    return Console(highlight=False)
 
 
 def main() -> None:

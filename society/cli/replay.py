@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from society.cli.model_options import ModelOptions, model_options
 from society.cli.support import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -29,7 +30,9 @@ if TYPE_CHECKING:
 __all__ = ["bundle", "replay"]
 
 
+@model_options()
 def replay(
+    models: ModelOptions,
     log: Annotated[
         str, typer.Argument(help="runs/<id>/log.jsonl, a run folder, a bundle, or a run id")
     ],
@@ -73,18 +76,6 @@ def replay(
             "commands, reads environment variables or contacts hosts (read the list first)",
         ),
     ] = False,
-    model: Annotated[
-        str | None,
-        typer.Option(
-            "--model", help="With --fork-at: your OpenAI(-compatible) model for every role"
-        ),
-    ] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="With --fork-at: the server of --model")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="With --fork-at: the variable holding --model's API key")
-    ] = None,
     pace: Annotated[
         bool, typer.Option("--pace/--no-pace", help="Re-run at the recorded speed")
     ] = True,
@@ -94,7 +85,7 @@ def replay(
     ] = None,
 ) -> None:
     """Read a run's log as a timeline; show a model call's prompt; re-run it offline and
-    compare; or fork it."""
+    compare; or fork it (--model and its options: the model a fork continues with)."""
     import tempfile
 
     from society.replay import source as sources
@@ -135,10 +126,9 @@ def replay(
             or_exit(lambda: show_prompt(src.records, src.run_dir, prompt, out.real))
             return
         if rerun or fork_at is not None:
-            from society.models.factory import override_spec
             from society.run.runner import RunOptions  # the whole run machinery: only here
 
-            override = override_spec(model, base_url, api_key_env) if model else None
+            override = models.spec()
             _rerun_or_fork(
                 src,
                 RunOptions(nats_url=nats, runs_dir=runs_dir, live=True, model_override=override),

@@ -16,7 +16,7 @@ from society.models.spec import ModelSpec
 
 if TYPE_CHECKING:
     from society.eval.suite import Suite
-    from society.learning.prompt_set import PromptSet
+    from society.run.prompt_set import PromptSet
 
 __all__ = ["Answered", "CallCache", "CaseContext", "EvalContext", "LoopSettings", "Reply"]
 

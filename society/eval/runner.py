@@ -33,7 +33,7 @@ from society.models.preflight import preflight
 from society.models.spec import ModelSpec
 
 if TYPE_CHECKING:
-    from society.learning.prompt_set import PromptSet
+    from society.run.prompt_set import PromptSet
 
 __all__ = ["EvalSettings", "run_eval", "select_cases"]
 

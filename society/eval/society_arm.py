@@ -23,7 +23,7 @@ from roles.memory import MEMORY_FILE
 from society.eval.context import Answered, CaseContext, EvalContext
 from society.eval.graders import Submission
 from society.eval.suite import Case
-from society.learning.prompt_set import applied
+from society.run.prompt_set import applied
 from society.scenario import Scenario
 
 __all__ = ["run_society", "society"]

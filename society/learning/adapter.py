@@ -22,7 +22,7 @@ from gepa.core.adapter import EvaluationBatch, ProposalFn
 
 from society.eval.results import Record
 from society.eval.suite import Case
-from society.learning.prompt_set import set_id
+from society.run.prompt_set import set_id
 
 __all__ = ["RIGHT", "Runs", "ScoreFile", "Scored", "SocietyAdapter", "score_of"]
 

@@ -35,8 +35,8 @@ from society.eval.results import EvalResults, Record
 from society.eval.runner import EvalSettings, current_commit, run_eval
 from society.eval.suite import Case, Suite
 from society.learning.adapter import ScoreFile, SocietyAdapter
-from society.learning.prompt_set import Component, PromptSet, Provenance, ValRow, built_in, set_id
 from society.models.spec import ModelSpec
+from society.run.prompt_set import Component, PromptSet, Provenance, ValRow, built_in, set_id
 
 __all__ = ["TrainReport", "TrainSettings", "adopt", "train", "usable_before", "val_row"]
 

@@ -3,10 +3,10 @@ AutoGen's ``ChatCompletionClient`` protocol that do not depend on where answers 
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any
 
-from autogen_core import CancellationToken, FunctionCall
+from autogen_core import FunctionCall
 from autogen_core.models import (
     ChatCompletionClient,
     CreateResult,
@@ -17,7 +17,6 @@ from autogen_core.models import (
     RequestUsage,
 )
 from autogen_core.tools import Tool, ToolSchema
-from pydantic import BaseModel
 
 __all__ = ["Content", "OfflineClient", "estimate_tokens", "last_user_text", "system_text"]
 
@@ -68,16 +67,7 @@ class OfflineClient(ChatCompletionClient):
         """The next answer (text or tool calls) and the usage to report for it."""
         raise NotImplementedError
 
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = (),
-        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
+    async def create(self, messages: Sequence[LLMMessage], **_: Any) -> CreateResult:
         """Answer one request."""
         text, usage = await self.answer(messages)
         return self._result(text, usage)
@@ -94,14 +84,7 @@ class OfflineClient(ChatCompletionClient):
         return CreateResult(finish_reason="function_calls", content=text, usage=usage, cached=False)
 
     async def create_stream(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = (),
-        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
+        self, messages: Sequence[LLMMessage], **_: Any
     ) -> AsyncGenerator[str | CreateResult, None]:
         """The whole answer as one chunk, then the result."""
         result = await self.create(messages)

@@ -11,10 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
-from typing import Any, Literal
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from typing import Any
 
-from autogen_core import CancellationToken
 from autogen_core.models import (
     ChatCompletionClient,
     CreateResult,
@@ -24,7 +23,6 @@ from autogen_core.models import (
     RequestUsage,
 )
 from autogen_core.tools import Tool, ToolSchema
-from pydantic import BaseModel
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -130,16 +128,7 @@ class RetryingClient(ChatCompletionClient):
                 Retry(error=_reason(exc)[:500], status=status_of(exc), wait_s=round(wait, 3))
             )
 
-    async def create(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = (),
-        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
-    ) -> CreateResult:
+    async def create(self, messages: Sequence[LLMMessage], **options: Any) -> CreateResult:
         """Create within the limits and the timeout, retrying what is transient."""
         estimate = (
             self.inner.count_tokens(messages) if self.limiter and self.limiter.counts_tokens else 0
@@ -151,14 +140,7 @@ class RetryingClient(ChatCompletionClient):
                 noted = call_waits.get()
                 if noted is not None and waited > 0.001:
                     noted.append(waited)
-            call = self.inner.create(
-                messages,
-                tools=tools,
-                tool_choice=tool_choice,
-                json_output=json_output,
-                extra_create_args=extra_create_args,
-                cancellation_token=cancellation_token,
-            )
+            call = self.inner.create(messages, **options)
             if self.timeout_s is None:
                 return await call
             async with asyncio.timeout(self.timeout_s):  # no task of its own, unlike wait_for
@@ -203,24 +185,10 @@ class RetryingClient(ChatCompletionClient):
         raise AssertionError  # unreachable: tenacity returns or raises
 
     def create_stream(
-        self,
-        messages: Sequence[LLMMessage],
-        *,
-        tools: Sequence[Tool | ToolSchema] = (),
-        tool_choice: Tool | Literal["auto", "required", "none"] = "auto",
-        json_output: bool | type[BaseModel] | None = None,
-        extra_create_args: Mapping[str, Any] = {},
-        cancellation_token: CancellationToken | None = None,
+        self, messages: Sequence[LLMMessage], **options: Any
     ) -> AsyncGenerator[str | CreateResult, None]:
         """Streaming passes through (limits apply to `create`, which roles use)."""
-        return self.inner.create_stream(
-            messages,
-            tools=tools,
-            tool_choice=tool_choice,
-            json_output=json_output,
-            extra_create_args=extra_create_args,
-            cancellation_token=cancellation_token,
-        )
+        return self.inner.create_stream(messages, **options)
 
     async def close(self) -> None:
         """Close the wrapped client."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Mapping
-from types import TracebackType
 
 from roles.execution import CodeRunner, ExecutionResult
 
@@ -34,12 +33,7 @@ class ReplaySandbox:
     async def __aenter__(self) -> ReplaySandbox:
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         return None
 
     async def execute(

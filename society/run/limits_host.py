@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
-from types import TracebackType
 from typing import assert_never
 
 from bus.connection import Bus, ConnectOptions, Subscription
@@ -57,12 +56,7 @@ class LimitsHost(AbstractAsyncContextManager["LimitsHost"]):
         await self.bus.flush()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         if self._sub is not None:
             await self._sub.unsubscribe()
         await self.bus.close()

@@ -9,7 +9,6 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable
 from pathlib import Path
-from types import TracebackType
 from typing import Any, TypeVar
 
 import structlog
@@ -65,12 +64,7 @@ class RunObserver:
         await self.bus.connect()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc: object) -> None:
         await self.bus.close()
 
     async def start(self, *, replicas: int = 1) -> None:

@@ -164,6 +164,7 @@ async def run_scenario(
                     )
                     if isinstance(role, Manager) and stopped is not None and resuming:
                         restored = rebuild(role, stopped.envelopes)
+                        role.adopt(restored.state)
                     await role.start()
                     roles.append(role)
                     stack.push_async_callback(role.stop)

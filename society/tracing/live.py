@@ -9,7 +9,6 @@ answered (their attach sessions do not export).
 
 from __future__ import annotations
 
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 import structlog
@@ -46,12 +45,7 @@ class LiveTracer:
         taps.add(self.tap)
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def tap(self, env: Envelope, sent: bool) -> None:

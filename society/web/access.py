@@ -20,7 +20,6 @@ beyond loopback.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,20 +28,11 @@ from urllib.parse import urlsplit
 from starlette.requests import Request
 
 from society.credentials import Credential, RunCredentials, load_credential
+from society.exposure import is_loopback
 
 __all__ = ["COOKIE", "Access", "SignedIn", "is_loopback", "refusal"]
 
 COOKIE = "society_session"
-
-
-def is_loopback(host: str) -> bool:
-    """Whether ``host`` (an address or ``localhost``) only answers this machine."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 @dataclass(frozen=True)

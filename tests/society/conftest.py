@@ -14,6 +14,8 @@ from bus.logfile import LogRecord, read_jsonl
 from society.run.runner import RunOptions, RunOutcome, run_scenario
 from society.scenario import load_scenario
 
+from .humans import Proc
+
 ROOT = Path(__file__).resolve().parents[2]
 RunYaml = Callable[..., Awaitable[RunOutcome]]
 
@@ -62,3 +64,12 @@ def run_yaml(nats_url: str, shared_sandbox: object, tmp_path: Path) -> RunYaml:
         return await run_scenario(scenario, opts, Console(stderr=True, width=120))
 
     return run
+
+
+@pytest.fixture
+async def procs() -> AsyncIterator[list[Proc]]:
+    """Real ``society`` processes a test starts (appended here): stopped when it ends."""
+    started: list[Proc] = []
+    yield started
+    for proc in started:
+        proc.stop()

@@ -16,6 +16,26 @@ from bus import Bus, Envelope, subjects
 ROOT = Path(__file__).resolve().parents[2]
 T = TypeVar("T")
 
+SLOW = """
+name: slow
+goal: {text: Explain what a factorial is and compute a big one.}
+models: {default: {provider: scripted}}
+sandbox: {timeout_s: 120, pool_size: 1}
+budgets: {wall_s: 120}
+script:
+  planner:
+    - answer:
+        success_criteria: [a factorial is explained and computed]
+        tasks:
+          - {id: explain, role: researcher, description: Explain what a factorial is., outputs: [meaning]}
+          - {id: crunch, role: coder, description: Compute the factorial of a million., inputs: [meaning], outputs: [answer], depends_on: [explain]}
+  researcher:
+    - answer: {outputs: {meaning: "n! is the product of the whole numbers from 1 to n"}}
+  coder:
+    - answer: "```python\\nimport time\\ntime.sleep(100)\\n```"
+"""
+"""A scripted run whose coder sleeps 100 s: busy until it is stopped (aborted, killed)."""
+
 
 class Proc:
     """A real ``society`` process: write lines to its stdin, wait for lines of its output."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -16,17 +15,9 @@ from bus.server import free_port
 from tests.containers import containers_left
 from tests.proc import alive
 
-from .humans import Proc
+from .humans import SLOW, Proc
 
 pytestmark = [pytest.mark.nats, pytest.mark.timeout(120)]
-
-
-@pytest.fixture
-async def procs() -> AsyncIterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
 
 
 def logged(run_dir: Path, kind: str) -> list[object]:
@@ -78,32 +69,12 @@ async def test_attach_to_a_server_that_is_down_fails_fast(tmp_path: Path) -> Non
     assert "Traceback" not in out
 
 
-ABORTED = """
-name: aborted
-goal: {text: Explain what a factorial is and compute a big one.}
-models: {default: {provider: scripted}}
-sandbox: {timeout_s: 120, pool_size: 1}
-budgets: {wall_s: 120}
-script:
-  planner:
-    - answer:
-        success_criteria: [a factorial is explained and computed]
-        tasks:
-          - {id: explain, role: researcher, description: Explain what a factorial is., outputs: [meaning]}
-          - {id: crunch, role: coder, description: Compute the factorial of a million., inputs: [meaning], outputs: [answer], depends_on: [explain]}
-  researcher:
-    - answer: {outputs: {meaning: "n! is the product of the whole numbers from 1 to n"}}
-  coder:
-    - answer: "```python\\nimport time\\ntime.sleep(100)\\n```"
-"""
-
-
 @pytest.mark.docker
 async def test_abort_from_an_attached_person_ends_the_run_cleanly(
     tmp_path: Path, procs: list[Proc]
 ) -> None:
     scenario = tmp_path / "aborted.yaml"
-    scenario.write_text(ABORTED)
+    scenario.write_text(SLOW)
     runs, run_id = tmp_path / "runs", f"aborted-{time.time_ns()}"
     procs.append(
         await Proc.start(

@@ -35,14 +35,6 @@ async def watch(nats_url: str, run_id: str) -> AsyncIterator[Watch]:
         yield await Watch(bus, run_id).start()
 
 
-@pytest.fixture
-async def procs() -> AsyncIterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
-
-
 APPROVAL = """
 name: approval
 goal: {text: Explain what a prime number is.}

@@ -14,28 +14,10 @@ from bus.logfile import read_jsonl
 from bus.payloads import Final
 from tests.proc import alive
 
-from .humans import ROOT, Proc
+from .humans import ROOT, SLOW, Proc
 
 pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(180)]
 
-SLOW = """
-name: slow
-goal: {text: Explain what a factorial is and compute a big one.}
-models: {default: {provider: scripted}}
-sandbox: {timeout_s: 120, pool_size: 1}
-budgets: {wall_s: 120}
-script:
-  planner:
-    - answer:
-        success_criteria: [a factorial is explained and computed]
-        tasks:
-          - {id: explain, role: researcher, description: Explain what a factorial is., outputs: [meaning]}
-          - {id: crunch, role: coder, description: Compute the factorial of a million., inputs: [meaning], outputs: [answer], depends_on: [explain]}
-  researcher:
-    - answer: {outputs: {meaning: "n! is the product of the whole numbers from 1 to n"}}
-  coder:
-    - answer: "```python\\nimport time\\ntime.sleep(100)\\n```"
-"""
 
 PHASES = [
     # (scenario, the line after which SIGTERM arrives, the run reached its goal, final status)

@@ -22,10 +22,10 @@ from rich.console import Console
 
 from roles.coder.instructions import SYSTEM
 from society.eval.suite import Suite
-from society.learning.prompt_set import ValRow
 from society.learning.train import TrainSettings, adopt, train
 from society.models.factory import ModelFactory
 from society.models.spec import ModelSpec, ScriptedAnswer
+from society.run.prompt_set import ValRow
 
 pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(600)]
 
@@ -224,9 +224,9 @@ async def test_a_run_records_its_prompt_set_and_reruns_identical(
 ) -> None:
     from bus.logfile import read_jsonl
     from bus.payloads import Goal
-    from society.learning.prompt_set import PromptSet
     from society.replay.rerun import rerun
     from society.replay.source import read_local
+    from society.run.prompt_set import PromptSet
     from society.run.runner import RunOptions
 
     prompts = PromptSet(instructions={"coder": f"{SYSTEM}\n{RULE}: add them."}).with_id()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,14 +52,6 @@ script:
     - match: 'answered: .*Atkin'
       answer: {outputs: {answer: "The sieve of Atkin works modulo 60."}}
 """
-
-
-@pytest.fixture
-async def procs() -> AsyncIterator[list[Proc]]:
-    started: list[Proc] = []
-    yield started
-    for proc in started:
-        proc.stop()
 
 
 def login(url: str, creds: Path) -> ConnectOptions:
