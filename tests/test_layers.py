@@ -1,5 +1,6 @@
 """The house holds: the packages stand society -> roles -> bus, sandbox; inside society the
-wings import down only; and there is no import circle (lazy imports inside functions count
+wings import down only; in roles, nothing outside the coder imports it and the verifier
+sits below it; and there is no import circle (lazy imports inside functions count
 too; a package's ``__init__`` does not). The rules are a table the checker reads, so that a
 new rule is one line, and the checker is a function over a graph, so a test shows it fails
 when an arrow runs back up."""
@@ -32,6 +33,16 @@ RULES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("society.tracing", (*_UPPER, "society.learning")),
     ("society.models", (*_UPPER, "society.learning")),
     ("society.view", ("society",)),  # the terminal's helpers stand on their own
+    # verification is one room below the coder and the manager (roles/verifier), the program
+    # protocol below both (roles/program.py); nothing outside roles/coder imports the coder
+    ("roles.verifier", ("roles.coder", "roles.manager", "roles.planner", "roles.researcher")),
+    ("roles.program", ("roles.coder", "roles.verifier", "roles.manager")),
+    *(
+        (f"roles.{p.name.removesuffix('.py')}", ("roles.coder",))
+        for p in sorted((ROOT / "roles").iterdir())
+        if p.name not in ("coder", "__init__.py", "__pycache__")
+        and (p.suffix == ".py" or (p / "__init__.py").exists())
+    ),
 )
 
 Graph = dict[str, set[str]]
@@ -76,12 +87,14 @@ def graph(root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> Graph:
 def arrows_up(imports: Graph, rules: tuple[tuple[str, tuple[str, ...]], ...] = RULES) -> list[str]:
     """Every import that breaks a rule, as ``a -> b``; a wing may import itself."""
     return sorted(
-        f"{a} -> {b}"
-        for a, targets in imports.items()
-        for wing, above in rules
-        if within(a, wing)
-        for b in targets
-        if not within(b, wing) and any(within(b, u) for u in above)
+        {
+            f"{a} -> {b}"
+            for a, targets in imports.items()
+            for wing, above in rules
+            if within(a, wing)
+            for b in targets
+            if not within(b, wing) and any(within(b, u) for u in above)
+        }
     )
 
 
@@ -106,6 +119,9 @@ def test_no_package_or_wing_imports_one_above_it() -> None:
         ("sandbox.pool", "roles.base"),
         ("society.eval.runner", "society.learning.train"),
         ("society.learning.train", "society.cli.main"),
+        ("roles.verifier.goal_check", "roles.coder.votes"),
+        ("roles.program", "roles.verifier.agreement"),
+        ("roles.manager.final", "roles.coder.role"),
     ],
 )
 def test_an_arrow_back_up_is_reported(source: str, target: str) -> None:
