@@ -19,19 +19,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-# This file's name shadows the `bus` package when run as a script: drop bench/ from the path.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+import common  # before the project's packages: it drops bench/ from the path
+import nats
 
-import nats  # noqa: E402
-
-from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, encode  # noqa: E402
-from bus.payloads import Chat  # noqa: E402
-from bus.permissions import identity_permissions, inbox_prefix, server_config  # noqa: E402
+from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, encode
+from bus.payloads import Chat
+from bus.permissions import identity_permissions, inbox_prefix, server_config
 
 RUN = "bench"
 SUBJECT = "society.bench.chat"
@@ -175,9 +172,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 SHORT = {"messages": 2_000, "requests": 200, "rounds": 2}
-"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
-its figures (too small to judge them by; tests/bench runs every bench so)."""
-SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+"""The sizes of ``--short`` (`common.parse`)."""
 
 
 async def main() -> None:
@@ -185,11 +180,7 @@ async def main() -> None:
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=3_000)
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
-    args = parser.parse_args()
-    if args.short:  # the short mode's sizes; flags given on the command line still win
-        parser.set_defaults(**SHORT)
-        args = parser.parse_args()
+    args = common.parse(parser, SHORT)
     data = encode(Envelope.new(RUN, SENDER, Chat(text=TEXT)))
     with tempfile.TemporaryDirectory() as tmp:
         conf = Path(tmp) / "server.json"

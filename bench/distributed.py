@@ -28,34 +28,19 @@ import time
 from pathlib import Path
 from typing import Any
 
-# bench/bus.py and bench/sandbox.py shadow the packages of those names: drop bench/ from the path.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+import common  # before the project's packages: it drops bench/ from the path
 
-from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog  # noqa: E402
-from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec  # noqa: E402
-from bus.subjects import Channel  # noqa: E402
-from bus.verdicts import CheckVerdict  # noqa: E402
-from roles.base import Role  # noqa: E402
-from roles.budget import BudgetSettings  # noqa: E402
-from roles.context import RoleContext, RoleDeps  # noqa: E402
-from roles.manager.manager import Manager  # noqa: E402
-from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
-from roles.worker import WorkerRole  # noqa: E402
-from society.logs import configure_logging  # noqa: E402
-from society.run.gc_policy import settle_after_startup  # noqa: E402
-
-
-def cited(task_id: str) -> CheckVerdict:
-    """The check a real researcher's answer carries when it cites a document it read: one
-    written without seeing the answer, so the run can end `succeeded` (the final status rule,
-    `roles.manager.final.verdict_of`). The bench measures scheduling, not verification."""
-    return CheckVerdict(
-        kind="sources",
-        what="it cites the documents it read: the bench's corpus",
-        candidate=task_id,
-        passed=True,
-        independent=True,
-    )
+from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog
+from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec
+from bus.subjects import Channel
+from roles.base import Role
+from roles.budget import BudgetSettings
+from roles.context import RoleContext, RoleDeps
+from roles.manager.manager import Manager
+from roles.settings import ManagerSettings, RoleSettings
+from roles.worker import WorkerRole
+from society.logs import configure_logging
+from society.run.gc_policy import settle_after_startup
 
 
 class Echo(WorkerRole[RoleSettings]):
@@ -77,7 +62,7 @@ class Echo(WorkerRole[RoleSettings]):
             attempt=assignment.attempt,
             status="done",
             outputs={o: 1 for o in assignment.task.outputs},
-            verdicts=[cited(assignment.task.id)],
+            verdicts=[common.cited(assignment.task.id)],
         )
 
 
@@ -168,9 +153,7 @@ async def run_once(
 
 
 SHORT = {"tasks": 40, "io_ms": 20.0, "rounds": 1}
-"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
-its figures (too small to judge them by; tests/bench runs every bench so)."""
-SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+"""The sizes of ``--short`` (`common.parse`)."""
 
 
 async def main() -> None:
@@ -183,11 +166,7 @@ async def main() -> None:
     parser.add_argument("--serve-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--run", help=argparse.SUPPRESS)
-    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
-    args = parser.parse_args()
-    if args.short:  # the short mode's sizes; flags given on the command line still win
-        parser.set_defaults(**SHORT)
-        args = parser.parse_args()
+    args = common.parse(parser, SHORT)
     configure_logging("console", "warning")  # logs to stderr; stdout is for figures
     if args.serve_worker:
         await serve_worker(args)

@@ -23,36 +23,24 @@ import threading
 import time
 from pathlib import Path
 
+import common  # before the project's packages: it drops bench/ from the path
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def scenario(tasks: int, width: int) -> str:
-    """``tasks`` researcher tasks in layers of ``width``; each depends on one of the layer
-    before. Every answer is matched to its task, so any order of calls works."""
-    lines = [
-        "name: live-view-bench",
-        "goal: {text: Answer many small questions.}",
-        "models: {default: {provider: scripted}}",
-        f"budgets: {{wall_s: 1800, calls: {tasks * 2 + 50}}}",
-        "roles:",
-        "  researcher: {concurrency: 64}",
-        f"  critic: {{every_results: {tasks}, every_s: 600}}",
-        "script:",
-        "  planner:",
-        "    - answer:",
-        "        success_criteria: [all answered]",
-        "        tasks:",
-    ]
-    for i in range(tasks):
-        deps = f", depends_on: [t{i - width}]" if i >= width else ""
-        lines.append(
-            f"          - {{id: t{i}, role: researcher, description: Answer question {i}., "
-            f"outputs: [o{i}]{deps}}}"
-        )
-    lines.append("  researcher:")
-    for i in range(tasks):
-        lines.append(f"    - {{match: 'Your task \\(t{i}\\)', answer: {{outputs: {{o{i}: {i}}}}}}}")
-    return "\n".join(lines) + "\n"
+    """``tasks`` researcher tasks in layers of ``width`` (`common.layered_scenario`)."""
+    return common.layered_scenario(
+        "live-view-bench",
+        tasks,
+        width,
+        wall_s=1800,
+        roles=[
+            "researcher: {concurrency: 64}",
+            f"critic: {{every_results: {tasks}, every_s: 600}}",
+        ],
+        answer=lambda i: f"answer: {{outputs: {{o{i}: {i}}}}}",
+    )
 
 
 def _drain(fd: int) -> None:
@@ -77,8 +65,7 @@ def one_run(path: Path, runs: Path, on_terminal: bool) -> float:
     else:
         sink = (runs / "out.txt").open("wb")
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=sink, stderr=sink, env=env)
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    usage = common.reap(proc)
     if on_terminal:
         os.close(master)
     else:
@@ -89,9 +76,7 @@ def one_run(path: Path, runs: Path, on_terminal: bool) -> float:
 
 
 SHORT = {"tasks": 40, "width": 10, "pairs": 1}
-"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
-its figures (too small to judge them by; tests/bench runs every bench so)."""
-SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+"""The sizes of ``--short`` (`common.parse`)."""
 
 
 def main() -> None:
@@ -99,11 +84,7 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=1000)
     parser.add_argument("--width", type=int, default=100, help="tasks per layer")
     parser.add_argument("--pairs", type=int, default=3)
-    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
-    args = parser.parse_args()
-    if args.short:  # the short mode's sizes; flags given on the command line still win
-        parser.set_defaults(**SHORT)
-        args = parser.parse_args()
+    args = common.parse(parser, SHORT)
     with tempfile.TemporaryDirectory(prefix="bench-live-") as tmp:
         path = Path(tmp) / "scenario.yaml"
         path.write_text(scenario(args.tasks, args.width))

@@ -23,20 +23,18 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-# This folder's bus.py would shadow the `bus` package when run as a script.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+import common  # before the project's packages: it drops bench/ from the path
 
-from bus import Envelope  # noqa: E402
-from bus import payloads as p  # noqa: E402
-from bus.envelope import subject_for  # noqa: E402
-from bus.logfile import LogRecord, read_jsonl, write_jsonl  # noqa: E402
+from bus import Envelope
+from bus import payloads as p
+from bus.envelope import subject_for
+from bus.logfile import LogRecord, read_jsonl, write_jsonl
 
 RUN = "bench-replay"
 ANSWER = "```python\n" + "import json\nprint(json.dumps({'n': 42}))\n" * 8 + "```"
@@ -113,20 +111,14 @@ def best_rate(fn: Callable[[Path], list[Any]], path: Path, n: int, rounds: int) 
 
 
 SHORT = {"messages": 2_000, "rounds": 2}
-"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
-its figures (too small to judge them by; tests/bench runs every bench so)."""
-SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+"""The sizes of ``--short`` (`common.parse`)."""
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
-    args = parser.parse_args()
-    if args.short:  # the short mode's sizes; flags given on the command line still win
-        parser.set_defaults(**SHORT)
-        args = parser.parse_args()
+    args = common.parse(parser, SHORT)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "log.jsonl"
         write_jsonl(messages(args.messages), path)

@@ -34,16 +34,13 @@ import tempfile
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
-# This file's name shadows the `sandbox` package when run as a script: drop bench/ from the path.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+import common  # before the project's packages: it drops bench/ from the path
+import docker
+from docker.types import LogConfig
 
-import docker  # noqa: E402
-from docker.types import LogConfig  # noqa: E402
-
-from sandbox import (  # noqa: E402
+from sandbox import (
     Sandbox,
     SandboxSettings,
     connect,
@@ -51,7 +48,7 @@ from sandbox import (  # noqa: E402
     hardening,
     remove_containers,
 )
-from society.logs import configure_logging  # noqa: E402
+from society.logs import configure_logging
 
 SNIPPETS = {
     "print(1+1)": ("print(1+1)", "2"),
@@ -309,9 +306,7 @@ async def compare_images(image: str, against: str, rounds: int, runs: int) -> No
 
 
 SHORT = {"runs": 3, "bursts": 2, "rounds": 1}
-"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
-its figures (too small to judge them by; tests/bench runs every bench so)."""
-SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+"""The sizes of ``--short`` (`common.parse`)."""
 
 
 async def main() -> None:
@@ -324,11 +319,7 @@ async def main() -> None:
     )
     parser.add_argument("--against", help="compare --image with this image, interleaved")
     parser.add_argument("--rounds", type=int, default=4, help="with --against: rounds of A, B")
-    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
-    args = parser.parse_args()
-    if args.short:  # the short mode's sizes; flags given on the command line still win
-        parser.set_defaults(**SHORT)
-        args = parser.parse_args()
+    args = common.parse(parser, SHORT)
     if args.against:
         print(f"sandbox bench: {args.image} against {args.against}, {args.runs} warm runs a round")
         await compare_images(args.image, args.against, args.rounds, args.runs)

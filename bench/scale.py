@@ -27,40 +27,28 @@ import tempfile
 import time
 from pathlib import Path
 
+import common  # before the project's packages: it drops bench/ from the path
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def scenario(tasks: int, layers: int, latency: float) -> str:
-    """``tasks`` researcher tasks in ``layers`` layers; each depends on one of the layer
-    before. Every answer is matched to its task, so any order of calls works."""
+    """``tasks`` researcher tasks in ``layers`` layers (`common.layered_scenario`); each
+    answer takes ``latency`` seconds and is as different as real ones (the critic compares)."""
     width = max(1, tasks // layers)
-    lines = [
-        "name: scale-bench",
-        "goal: {text: Answer many small questions.}",
-        "models: {default: {provider: scripted}}",
-        f"budgets: {{wall_s: 7200, calls: {tasks * 2 + 50}}}",
-        "roles:",
-        f"  researcher: {{concurrency: {width + 8}}}",
-        "script:",
-        "  planner:",
-        "    - answer:",
-        "        success_criteria: [all answered]",
-        "        tasks:",
-    ]
-    for i in range(tasks):
-        deps = f", depends_on: [t{i - width}]" if i >= width else ""
-        lines.append(
-            f"          - {{id: t{i}, role: researcher, description: Answer question {i}., "
-            f"outputs: [o{i}]{deps}}}"
-        )
-    lines.append("  researcher:")
-    for i in range(tasks):  # answers as different as real ones (the critic compares them)
+
+    def answer(i: int) -> str:
         fact = hashlib.sha256(str(i).encode()).hexdigest()
-        lines.append(
-            f"    - {{match: 'Your task \\(t{i}\\)', delay_s: {latency}, "
-            f"answer: {{outputs: {{o{i}: '{fact}'}}}}}}"
-        )
-    return "\n".join(lines) + "\n"
+        return f"delay_s: {latency}, answer: {{outputs: {{o{i}: '{fact}'}}}}"
+
+    return common.layered_scenario(
+        "scale-bench",
+        tasks,
+        width,
+        wall_s=7200,
+        roles=[f"researcher: {{concurrency: {width + 8}}}"],
+        answer=answer,
+    )
 
 
 def one_run(path: Path, runs_dir: Path) -> dict[str, float | str]:
@@ -72,8 +60,7 @@ def one_run(path: Path, runs_dir: Path) -> dict[str, float | str]:
     )
     assert proc.stderr is not None
     err = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    usage = common.reap(proc)
     wall = time.perf_counter() - began
     if proc.returncode != 0:
         msg = f"society run failed ({proc.returncode}):\n{err[-3000:]}"
@@ -104,9 +91,7 @@ def one_run(path: Path, runs_dir: Path) -> dict[str, float | str]:
 
 
 SHORT = {"tasks": 40, "layers": 4, "latency": 0.1, "rounds": 1}
-"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
-its figures (too small to judge them by; tests/bench runs every bench so)."""
-SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+"""The sizes of ``--short`` (`common.parse`)."""
 
 
 def main() -> None:
@@ -115,11 +100,7 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=20)
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per answer")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
-    args = parser.parse_args()
-    if args.short:  # the short mode's sizes; flags given on the command line still win
-        parser.set_defaults(**SHORT)
-        args = parser.parse_args()
+    args = common.parse(parser, SHORT)
     bound = args.layers * args.latency
     print(
         f"scale bench: {args.tasks} tasks in {args.layers} layers, {args.latency:g} s an "

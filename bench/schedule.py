@@ -14,7 +14,7 @@ manager CPU per task under 1 ms. Issue 53: 250 tasks about 1.09x the critical pa
 1,000-task, 20-layer plan <= 1.15x (it had been 1.18-1.20x).
 
 The simulated researcher's results carry the passed, independent check a real researcher's
-cited answer carries (`cited`), so a run can end ``succeeded``: what is measured is the
+cited answer carries (`common.cited`), so a run can end ``succeeded``: what is measured is the
 scheduling, not the verification (issue 53: the bench had crashed on the final status rule).
 
 Measured at 3a97ce9 (2 shared cores, 3 interleaved rounds; no limit / rpm 12000, median):
@@ -40,26 +40,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-# bench/bus.py and bench/sandbox.py shadow the packages of those names: drop bench/ from the path.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+import common  # before the project's packages: it drops bench/ from the path
+from autogen_core.models import LLMMessage, RequestUsage, UserMessage
 
-from autogen_core.models import LLMMessage, RequestUsage, UserMessage  # noqa: E402
-
-from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog  # noqa: E402
-from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec  # noqa: E402
-from bus.subjects import Channel  # noqa: E402
-from bus.verdicts import CheckVerdict  # noqa: E402
-from roles.budget import BudgetSettings  # noqa: E402
-from roles.context import RoleContext, RoleDeps  # noqa: E402
-from roles.manager.manager import Manager  # noqa: E402
-from roles.model_access import ModelAccess  # noqa: E402
-from roles.settings import ManagerSettings, RoleSettings  # noqa: E402
-from roles.worker import WorkerRole  # noqa: E402
-from society.logs import configure_logging  # noqa: E402
-from society.models.offline import OfflineClient  # noqa: E402
-from society.models.ratelimit import RateLimiter  # noqa: E402
-from society.models.retrying import RetryingClient  # noqa: E402
-from society.run.gc_policy import settle_after_startup  # noqa: E402
+from bus import Bus, ConnectOptions, EmbeddedServer, Envelope, runlog
+from bus.payloads import Final, Goal, Plan, PlanRequest, TaskAssignment, TaskResult, TaskSpec
+from bus.subjects import Channel
+from roles.budget import BudgetSettings
+from roles.context import RoleContext, RoleDeps
+from roles.manager.manager import Manager
+from roles.model_access import ModelAccess
+from roles.settings import ManagerSettings, RoleSettings
+from roles.worker import WorkerRole
+from society.logs import configure_logging
+from society.models.offline import OfflineClient
+from society.models.ratelimit import RateLimiter
+from society.models.retrying import RetryingClient
+from society.run.gc_policy import settle_after_startup
 
 
 class LatencyClient(OfflineClient):
@@ -81,19 +78,6 @@ class LatencyClient(OfflineClient):
         return "ok", RequestUsage(prompt_tokens=10, completion_tokens=1)
 
 
-def cited(task_id: str) -> CheckVerdict:
-    """The check a real researcher's answer carries when it cites a document it read: one
-    written without seeing the answer, so the run can end `succeeded` (the final status rule,
-    `roles.manager.final.verdict_of`). The bench measures scheduling, not verification."""
-    return CheckVerdict(
-        kind="sources",
-        what="it cites the documents it read: the bench's corpus",
-        candidate=task_id,
-        passed=True,
-        independent=True,
-    )
-
-
 class Worker(WorkerRole[RoleSettings]):
     """A trivial role: one model call per task."""
 
@@ -111,7 +95,7 @@ class Worker(WorkerRole[RoleSettings]):
             attempt=assignment.attempt,
             status="done",
             outputs={o: 1 for o in assignment.task.outputs},
-            verdicts=[cited(assignment.task.id)],
+            verdicts=[common.cited(assignment.task.id)],
         )
 
 
@@ -271,9 +255,7 @@ def spread(xs: list[float]) -> str:
 
 
 SHORT = {"tasks": 40, "layers": 4, "latency": 0.05, "rounds": 1, "sequential_sample": 4}
-"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
-its figures (too small to judge them by; tests/bench runs every bench so)."""
-SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+"""The sizes of ``--short`` (`common.parse`)."""
 
 
 async def main() -> None:
@@ -294,11 +276,7 @@ async def main() -> None:
     parser.add_argument("--serve-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--run", help=argparse.SUPPRESS)
-    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
-    args = parser.parse_args()
-    if args.short:  # the short mode's sizes; flags given on the command line still win
-        parser.set_defaults(**SHORT)
-        args = parser.parse_args()
+    args = common.parse(parser, SHORT)
     if args.serve_worker:
         await serve_worker(args)
         return

@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import common  # before the project's packages: it drops bench/ from the path
+
 ROOT = Path(__file__).resolve().parents[1]
 SOCIETY = [sys.executable, "-m", "society.cli"]
 
@@ -44,9 +46,7 @@ def shown(xs: list[float]) -> str:
 
 
 SHORT = {"pairs": 2, "quickstart_runs": 1}
-"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
-its figures (too small to judge them by; tests/bench runs every bench so)."""
-SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+"""The sizes of ``--short`` (`common.parse`)."""
 
 
 def main() -> None:
@@ -54,11 +54,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=15, help="0 to skip the commands")
     parser.add_argument("--quickstart-runs", type=int, default=5, help="0 to skip")
     parser.add_argument("--against", type=Path, help="another checkout, timed alongside")
-    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
-    args = parser.parse_args()
-    if args.short:  # the short mode's sizes; flags given on the command line still win
-        parser.set_defaults(**SHORT)
-        args = parser.parse_args()
+    args = common.parse(parser, SHORT)
     with tempfile.TemporaryDirectory(prefix="bench-startup-") as tmp:
         sys.path.insert(0, str(ROOT))
         from tests.society.replay.logs import write

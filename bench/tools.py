@@ -23,16 +23,14 @@ import tempfile
 import time
 from pathlib import Path
 
-# This file's name shadows nothing, but keep bench/ off the path like the other benches.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+import common  # before the project's packages: it drops bench/ from the path
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
-
-from bus import Bus, EmbeddedServer  # noqa: E402
-from bus.payloads import ToolRequest  # noqa: E402
-from society.tools.mcp import McpTools  # noqa: E402
-from society.tools.spec import ToolServerSpec  # noqa: E402
+from bus import Bus, EmbeddedServer
+from bus.payloads import ToolRequest
+from society.tools.mcp import McpTools
+from society.tools.spec import ToolServerSpec
 
 SERVER = Path(__file__).resolve().parents[1] / "tests" / "mcp_tools.py"
 
@@ -84,17 +82,11 @@ async def main(calls: int) -> None:
 
 
 SHORT = {"calls": 30}
-"""The sizes of ``--short``: a run of seconds that checks the bench works and prints
-its figures (too small to judge them by; tests/bench runs every bench so)."""
-SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
+"""The sizes of ``--short`` (`common.parse`)."""
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=300)
-    parser.add_argument("--short", action="store_true", help=SHORT_HELP)
-    args = parser.parse_args()
-    if args.short:  # the short mode's sizes; flags given on the command line still win
-        parser.set_defaults(**SHORT)
-        args = parser.parse_args()
+    args = common.parse(parser, SHORT)
     asyncio.run(main(args.calls))
