@@ -9,7 +9,7 @@ from roles.manager import approval
 from roles.manager.ledger import InFlight, Ledger
 from roles.manager.planning import Planning, Refused, Stale, Valid
 from roles.manager.scheduler import Scheduler
-from roles.manager.tasks import Finish, Proceed, Replan, settle
+from roles.manager.tasks import Finish, Proceed, Replan, Settled, settle
 
 
 def spec(tid: str, outputs: list[str] | None = None) -> TaskSpec:
@@ -26,52 +26,29 @@ def running(tid: str = "a") -> tuple[Scheduler, Ledger, InFlight]:
     return sched, Ledger(), InFlight(started.id, 1, revision=1)
 
 
+def settled(
+    sched: Scheduler, ledger: Ledger, flight: InFlight, res: TaskResult, max_retries: int = 1
+) -> Settled:
+    """``settle`` for revision 1 of a plan that may still be replanned."""
+    return settle(sched, ledger, flight, res, revision=1, max_retries=max_retries, can_replan=True)
+
+
 def test_a_result_is_done_retried_replanned_or_ends_the_run() -> None:
     sched, ledger, flight = running()
-    done = settle(
-        sched,
-        ledger,
-        flight,
-        result("a", "done", outputs={"x": 1}),
-        revision=1,
-        max_retries=1,
-        can_replan=True,
-    )
+    done = settled(sched, ledger, flight, result("a", "done", outputs={"x": 1}))
     assert done == Proceed() and ledger.completed == {"a": {"x": 1}} and sched.finished
 
     sched, ledger, flight = running()
-    first = settle(
-        sched,
-        ledger,
-        flight,
-        result("a", "failed", error="boom"),
-        revision=1,
-        max_retries=1,
-        can_replan=True,
-    )
+    first = settled(sched, ledger, flight, result("a", "failed", error="boom"))
     assert first == Proceed()  # retried, with a note for the next attempt
     assert ledger.retry_note("a") == ["Attempt 1 failed: boom"]
     (again,) = sched.next_batch()
-    second = settle(
-        sched,
-        ledger,
-        InFlight(again.id, 2, 1),
-        result("a", "failed", error="boom"),
-        revision=1,
-        max_retries=1,
-        can_replan=True,
-    )
+    second = settled(sched, ledger, InFlight(again.id, 2, 1), result("a", "failed", error="boom"))
     assert second == Replan("task a failed: boom") and ledger.failed == {"a": "boom"}
 
     sched, ledger, flight = running()
-    stopped = settle(
-        sched,
-        ledger,
-        flight,
-        result("a", "budget_exhausted", error="calls=3"),
-        revision=1,
-        max_retries=5,
-        can_replan=True,
+    stopped = settled(
+        sched, ledger, flight, result("a", "budget_exhausted", error="calls=3"), max_retries=5
     )
     assert stopped == Finish("budget_exhausted", "calls=3")  # a typed stop, never retried
 

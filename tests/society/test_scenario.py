@@ -34,23 +34,24 @@ def test_example_scenarios_load(name: str) -> None:
     assert scenario.scripted_answers()["planner"]
 
 
-def test_typo_in_a_key_names_line_and_field(tmp_path: Path) -> None:
-    path = broken(tmp_path, "    max_attempts: 3", "    max_atempts: 3")
+@pytest.mark.parametrize(
+    ("old", "new", "field", "message"),
+    [
+        ("    max_attempts: 3", "    max_atempts: 3", "roles.coder.max_atempts", "unknown key"),
+        ("  timeout_s: 20", "  timeout_s: soon", "sandbox.timeout_s", ""),
+    ],
+    ids=["typo in a key", "wrong type"],
+)
+def test_a_mistake_names_line_and_field(
+    tmp_path: Path, old: str, new: str, field: str, message: str
+) -> None:
+    path = broken(tmp_path, old, new)
     with pytest.raises(ScenarioError) as info:
         load_scenario(path)
     (issue,) = info.value.issues
-    assert issue.field == "roles.coder.max_atempts"
-    assert issue.line == line_of(path, "max_atempts")
-    assert str(issue).startswith(f"{path}:{issue.line}: roles.coder.max_atempts: unknown key")
-
-
-def test_wrong_type_names_line_and_field(tmp_path: Path) -> None:
-    path = broken(tmp_path, "  timeout_s: 20", "  timeout_s: soon")
-    with pytest.raises(ScenarioError) as info:
-        load_scenario(path)
-    (issue,) = info.value.issues
-    assert issue.field == "sandbox.timeout_s"
-    assert issue.line == line_of(path, "timeout_s: soon")
+    assert issue.field == field
+    assert issue.line == line_of(path, new.strip())
+    assert str(issue).startswith(f"{path}:{issue.line}: {field}: {message}")
 
 
 def test_unknown_model_reference(tmp_path: Path) -> None:
