@@ -21,6 +21,7 @@ import asyncio
 import statistics
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import common  # before the project's packages: it drops bench/ from the path
@@ -64,19 +65,25 @@ def role(url: str) -> ConnectOptions:
     )
 
 
+def counter(n: int) -> tuple[asyncio.Event, Callable[[object], Awaitable[None]]]:
+    """A message handler, and an event it sets on the ``n``-th message it receives."""
+    done = asyncio.Event()
+    count = 0
+
+    async def seen(_: object) -> None:
+        nonlocal count
+        count += 1
+        if count == n:
+            done.set()
+
+    return done, seen
+
+
 async def typed_throughput(url: str, n: int) -> float:
     sender = SENDER
     payload = Chat(text=TEXT)
     async with Bus(role(url), name="pub") as pub, Bus(role(url), name="sub") as sub:
-        done = asyncio.Event()
-        count = 0
-
-        async def handler(env: Envelope) -> None:
-            nonlocal count
-            count += 1
-            if count == n:
-                done.set()
-
+        done, handler = counter(n)
         await sub.subscribe(SUBJECT, handler)
         await sub.flush()
         start = time.perf_counter()
@@ -91,15 +98,7 @@ async def raw_throughput(url: str, n: int, data: bytes, login: ConnectOptions = 
     """Raw nats-py, logged in as ``login`` (the owner: no permissions to check)."""
     pub = await nats.connect(url, user=login.user, password=login.password)
     sub = await nats.connect(url, user=login.user, password=login.password)
-    done = asyncio.Event()
-    count = 0
-
-    async def cb(msg: object) -> None:
-        nonlocal count
-        count += 1
-        if count == n:
-            done.set()
-
+    done, cb = counter(n)
     await sub.subscribe(SUBJECT, cb=cb)
     await sub.flush()
     start = time.perf_counter()
