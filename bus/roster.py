@@ -109,6 +109,11 @@ class Roster:
         self._cards[card.name] = card
         self.version += 1
 
+    def withdraw(self, name: str) -> None:
+        """Forget the role ``name`` (a test's role, once the test is over)."""
+        if self._cards.pop(name, None) is not None:
+            self.version += 1
+
     def card(self, name: str) -> RoleCard:
         """The card of ``name``: its own, or a specialist's for a name not enrolled."""
         known = self._cards.get(name)

@@ -30,7 +30,7 @@ __all__ = ["SPECIALIST_NAME", "Specialist", "SpecialistAnswer", "SpecialistSetti
 SPECIALIST_NAME = r"^[a-z][a-z0-9_]{0,31}$"
 """What a specialist's name may be: it is a subject token and part of its identity."""
 
-FRAME = """You are {name}, a specialist in a team of AI agents; the team's planner gave
+FRAME = """You are {name}, a specialist in a team of AI agents; the team's planner gave \
 you the task below. Answer with one JSON object only:
 {{"outputs": {{<one key per requested output>}}, "summary": "..."}}"""
 
