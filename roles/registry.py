@@ -1,7 +1,9 @@
 """The registry: each role registered once — its name, its class, its settings model, its
 channels (a `bus.roster.RoleCard`) and its colour in the views.
 
-Registering enrols the role's card in the bus's roster (`bus.roster.ROSTER`), which the
+The registry is light to import (its classes are named, and imported when a run starts
+one), so every process of the application loads it (``society/__init__``): registering
+enrols the role's card in the bus's roster (`bus.roster.ROSTER`), which the
 bus's tables read: who may say what, the servers' users and permissions, the work
 queues. The application's tables read the registry: the roles a scenario configures and
 a run starts, the views. Adding a role is one module and one `register` call here.
@@ -13,19 +15,13 @@ named after it, and its card; they are not built-in roles (`REGISTRY` lists thos
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bus.roster import ASKS, ROSTER, WORKING, RoleCard
 from bus.subjects import Channel
-from roles.base import Role
-from roles.coder.role import Coder
-from roles.critic.critic import Critic
-from roles.manager.manager import Manager
-from roles.planner import Planner
-from roles.reflector import Reflector
-from roles.researcher import Researcher
 from roles.settings import (
     CoderSettings,
     CriticSettings,
@@ -34,9 +30,13 @@ from roles.settings import (
     PlannerSettings,
     ReflectorSettings,
     ResearcherSettings,
+    SpecialistSettings,
     StrictModel,
 )
-from roles.specialist import Specialist, SpecialistSettings
+
+if TYPE_CHECKING:
+    from roles.base import Role
+    from roles.specialist import Specialist
 
 __all__ = [
     "REGISTRY",
@@ -56,8 +56,9 @@ class Registration:
     """One role: what the bus knows of it, and what the application does with it."""
 
     card: RoleCard
-    cls: type[Role[Any]] | None = None
-    """Its class (None: not a role a run starts — the runner, people)."""
+    role: str | type[Role[Any]] | None = None
+    """Its class, or where it is (``module:Class``, imported when first needed); None: not
+    a role a run starts (the runner, people)."""
     settings: type[StrictModel] | None = None
     """Its settings model: ``roles.<name>`` of a scenario (None: nothing to set)."""
     style: str = ""
@@ -69,6 +70,15 @@ class Registration:
     def name(self) -> str:
         """The role's name."""
         return self.card.name
+
+    @property
+    def cls(self) -> type[Role[Any]] | None:
+        """Its class (None: not a role a run starts)."""
+        if self.role is None or isinstance(self.role, type):
+            return self.role
+        module, _, name = self.role.partition(":")
+        cls: type[Role[Any]] = getattr(importlib.import_module(module), name)
+        return cls
 
     @property
     def worker(self) -> bool:
@@ -114,7 +124,7 @@ register(
             queue="manager",
             takes=(Channel.PLAN, Channel.RESULT, Channel.CRITIQUE),
         ),
-        Manager,
+        "roles.manager.manager:Manager",
         ManagerSettings,
         "bold blue",
     )
@@ -127,22 +137,34 @@ register(
             queue="plan-request",
             takes=(Channel.PLAN_REQUEST,),
         ),
-        Planner,
+        "roles.planner:Planner",
         PlannerSettings,
         "magenta",
         _always,
     )
 )
 register(
-    Registration(RoleCard.worker("researcher"), Researcher, ResearcherSettings, "cyan", _always)
+    Registration(
+        RoleCard.worker("researcher"),
+        "roles.researcher:Researcher",
+        ResearcherSettings,
+        "cyan",
+        _always,
+    )
 )
 register(
-    Registration(RoleCard.worker("coder", Channel.EXEC), Coder, CoderSettings, "green", _always)
+    Registration(
+        RoleCard.worker("coder", Channel.EXEC),
+        "roles.coder.role:Coder",
+        CoderSettings,
+        "green",
+        _always,
+    )
 )
 register(
     Registration(
         RoleCard("critic", (Channel.CRITIQUE,), hears=None),
-        Critic,
+        "roles.critic.critic:Critic",
         CriticSettings,
         "yellow",
         lambda settings: bool(settings.model_review),
@@ -155,7 +177,7 @@ register(
             (Channel.LESSON,),
             hears=(Channel.TASK, Channel.RESULT, Channel.CRITIQUE, *WORKING),
         ),
-        Reflector,
+        "roles.reflector:Reflector",
         ReflectorSettings,
         "bright_black",
     )
@@ -172,6 +194,8 @@ register(
 @functools.cache
 def _specialist_class(name: str) -> type[Specialist]:
     """One `Specialist` subclass per name (its ``name`` is the role's name on the bus)."""
+    from roles.specialist import Specialist  # the role kit loads only when a run starts
+
     return type(f"Specialist_{name}", (Specialist,), {"name": name, "__doc__": Specialist.__doc__})
 
 

@@ -17,33 +17,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from autogen_core.models import LLMMessage, UserMessage
-from pydantic import BaseModel, ConfigDict, Field, JsonValue
+from pydantic import BaseModel, ConfigDict, JsonValue
 
 from bus import Envelope
 from bus.payloads import TaskAssignment, TaskResult
-from roles.settings import RoleSettings
+from roles.settings import SpecialistSettings
 from roles.structured import AnswerShape
 from roles.worker import WorkerRole
 
-__all__ = ["SPECIALIST_NAME", "Specialist", "SpecialistAnswer", "SpecialistSettings"]
-
-SPECIALIST_NAME = r"^[a-z][a-z0-9_]{0,31}$"
-"""What a specialist's name may be: it is a subject token and part of its identity."""
+__all__ = ["Specialist", "SpecialistAnswer", "answer_shape"]
 
 FRAME = """You are {name}, a specialist in a team of AI agents; the team's planner gave \
 you the task below. Answer with one JSON object only:
 {{"outputs": {{<one key per requested output>}}, "summary": "..."}}"""
-
-
-class SpecialistSettings(RoleSettings):
-    """A specialist role the scenario declares: who it is and what tasks it takes."""
-
-    name: str = Field(pattern=SPECIALIST_NAME)
-    """Its role name (lower-case letters, digits, '_'): tasks name it, the log shows it."""
-    takes: str = Field(min_length=1, max_length=300)
-    """What kinds of task it takes, in one line: the planner reads it to assign tasks."""
-    tools: list[str] = Field(default_factory=list)
-    """MCP tools it may call: ``server`` (all its tools) or ``server.tool`` (see ``tools``)."""
 
 
 class SpecialistAnswer(BaseModel):

@@ -27,8 +27,8 @@ from roles.settings import (
     ReflectorSettings,
     ResearcherSettings,
     RoleSettings,
+    SpecialistSettings,
 )
-from roles.specialist import SpecialistSettings
 from sandbox.settings import SandboxSettings
 from society.errors import ScenarioError, ScenarioIssue
 from society.models.spec import ModelSpec, ScriptedAnswer

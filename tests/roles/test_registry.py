@@ -15,8 +15,8 @@ from bus.roster import ROSTER, RoleCard
 from bus.subjects import Channel, matches, subject
 from roles.reflector import Reflector
 from roles.registry import REGISTRY, SPECIALIST_STYLE, Registration, register, specialist
-from roles.settings import ReflectorSettings
-from roles.specialist import Specialist, SpecialistSettings
+from roles.settings import ReflectorSettings, SpecialistSettings
+from roles.specialist import Specialist
 from society.human.state import Conversation
 from society.scenario import RolesSpec, _check_registry
 from society.view.colours import role_style
