@@ -115,9 +115,20 @@ class Roster:
             self.version += 1
 
     def card(self, name: str) -> RoleCard:
-        """The card of ``name``: its own, or a specialist's for a name not enrolled."""
+        """The card of ``name``: its own, or a specialist's for a name not enrolled.
+
+        Raises `LookupError` while nothing is enrolled: every role would pass for a
+        specialist, and a manager could hear or say next to nothing."""
         known = self._cards.get(name)
-        return known if known is not None else RoleCard.specialist(name)
+        if known is not None:
+            return known
+        if not self._cards:
+            msg = (
+                "no roles are registered in this process: import roles.registry first "
+                "(the application does, in society/__init__)"
+            )
+            raise LookupError(msg)
+        return RoleCard.specialist(name)
 
     def __contains__(self, name: object) -> bool:
         return name in self._cards

@@ -11,7 +11,7 @@ from bus import Envelope, runlog
 from bus.authority import may_publish, misfit
 from bus.payloads import Final, Plan, TaskResult
 from bus.permissions import identity_permissions, role_permissions, roles, server_config
-from bus.roster import ROSTER, RoleCard
+from bus.roster import ROSTER, RoleCard, Roster
 from bus.subjects import Channel, matches, subject
 from roles.reflector import Reflector
 from roles.registry import REGISTRY, SPECIALIST_STYLE, Registration, register, specialist
@@ -123,3 +123,8 @@ def test_a_role_nobody_enrolled_is_judged_as_a_specialist() -> None:
             misfit(subject(RUN, steering.CHANNEL), env)
             == "'geologist/0' may not send a " + steering.type
         )
+
+
+def test_a_process_that_registered_no_roles_is_told_so() -> None:
+    with pytest.raises(LookupError, match=r"import roles\.registry"):
+        Roster().card("manager")
