@@ -1,5 +1,5 @@
-"""Who may say what: the one table of which senders publish on which channels, and the
-check every receiver makes before a message reaches a handler.
+"""Who may say what: the roster's cards (`bus.roster`: which senders publish on which
+channels), and the check every receiver makes before a message reaches a handler.
 
 The server's permissions (`bus.permissions`) are made from the same table, so what a
 connection may publish and what a receiver accepts cannot drift apart. A message is
@@ -14,57 +14,19 @@ from __future__ import annotations
 from bus.envelope import Envelope, subject_for
 from bus.errors import SubjectError
 from bus.payloads import Answer, Chat, Control, Rating, TaskAssignment
+from bus.roster import EVERYONE, ROSTER
 from bus.subjects import Channel
 
 __all__ = [
     "EVERYONE",
-    "PUBLISHES",
-    "ROLE_NAMES",
     "may_publish",
     "misfit",
 ]
 
-EVERYONE: tuple[Channel, ...] = (
-    Channel.PRESENCE,
-    Channel.CHAT,
-    Channel.USAGE,
-    Channel.DEAD_LETTER,
-)
-"""What any sender may say: it informs, it never steers."""
-
-_ASKS = (Channel.HUMAN_ASK, Channel.HUMAN_ANSWER)  # a question, and its default when unanswered
-
-PUBLISHES: dict[str, tuple[Channel, ...]] = {
-    "runner": (Channel.GOAL, Channel.CONTROL),
-    "manager": (
-        Channel.GOAL,
-        Channel.PLAN_REQUEST,
-        Channel.PLAN_DECISION,
-        Channel.TASK,
-        Channel.CONTROL,
-        Channel.FINAL,
-        *_ASKS,
-    ),
-    "planner": (Channel.PLAN, *_ASKS),
-    "researcher": (Channel.RESULT, *_ASKS),
-    "coder": (Channel.RESULT, Channel.EXEC, *_ASKS),
-    "critic": (Channel.CRITIQUE,),
-    "reflector": (Channel.LESSON,),
-    "human": (Channel.HUMAN_ANSWER, Channel.CONTROL),
-}
-"""Beyond `EVERYONE`, the channels each sender role publishes on."""
-
-ROLE_NAMES: frozenset[str] = frozenset(PUBLISHES)
-
-_ALLOWED: dict[Channel, frozenset[str]] = {
-    channel: frozenset(role for role, said in PUBLISHES.items() if channel in said)
-    for channel in Channel
-}
-
 
 def may_publish(role: str, channel: Channel) -> bool:
-    """Whether a sender of ``role`` may publish on ``channel``."""
-    return channel in EVERYONE or role in _ALLOWED[channel]
+    """Whether a sender of ``role`` may publish on ``channel`` (`bus.roster`)."""
+    return ROSTER.may_publish(role, channel)
 
 
 def misfit(subject: str, env: Envelope) -> str | None:
@@ -77,6 +39,9 @@ def misfit(subject: str, env: Envelope) -> str | None:
     if isinstance(payload, Chat):
         token = payload.to
     key = (subject, env.run_id, env.sender, payload.type, token)
+    if _judged_by[0] != ROSTER.version:  # a role enrolled since: judge again
+        _verdicts.clear()
+        _judged_by[0] = ROSTER.version
     verdict = _verdicts.get(key, _UNJUDGED)
     if verdict is _UNJUDGED:  # the same few keys come again and again: judge each once
         verdict = _judge(subject, env)
@@ -87,6 +52,8 @@ def misfit(subject: str, env: Envelope) -> str | None:
 
 _UNJUDGED = object()
 _verdicts: dict[tuple[str, str, str, str, str | None], object] = {}
+_judged_by = [ROSTER.version]
+"""The roster's version the cached verdicts were judged by."""
 
 
 def _judge(subject: str, env: Envelope) -> str | None:

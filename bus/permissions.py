@@ -1,5 +1,5 @@
 """NATS users: where each role, role instance or person may publish and subscribe, as
-nats-server config, made from the one table of who says what (`bus.authority`).
+nats-server config, made from the roster's cards of who says and hears what (`bus.roster`).
 
 A run's own server has one user per identity of that run (`identity_permissions`): each
 role instance and each person, allowed only that run's subjects, answers and control
@@ -27,49 +27,29 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bus import bodies, subjects
-from bus.authority import EVERYONE, PUBLISHES
 from bus.envelope import signature
-from bus.runlog import STREAM_NAME, WORK_QUEUES, queue_stream
+from bus.roster import EVERYONE, ROSTER
+from bus.runlog import STREAM_NAME, queue_stream
 from bus.subjects import Channel
 
 __all__ = [
     "ACCOUNT",
-    "QUEUES",
-    "ROLES",
     "Cluster",
     "Tls",
     "identity_permissions",
     "inbox_prefix",
     "role_permissions",
+    "roles",
     "server_config",
 ]
 
 ACCOUNT = "SOCIETY"
 
-_ASKING = (Channel.HUMAN_ANSWER, Channel.PRESENCE)  # answers, and who is there to answer
-_WORKING = (Channel.GOAL, Channel.FINAL, Channel.CONTROL, Channel.CHAT, *_ASKING)
 
-_LISTENS: dict[str, tuple[Channel, ...] | None] = {
-    "manager": None,  # everything (it is also the runner, which shows the whole run)
-    "runner": None,
-    "critic": None,
-    "human": None,
-    "reflector": (Channel.TASK, Channel.RESULT, Channel.CRITIQUE, *_WORKING),
-    "planner": _WORKING,
-    "researcher": _WORKING,
-    "coder": _WORKING,
-}
+def roles() -> tuple[str, ...]:
+    """Every enrolled role that has a user of its own on a shared server (`bus.roster`)."""
+    return tuple(card.name for card in ROSTER if card.user)
 
-QUEUES: dict[str, str] = {
-    "manager": "manager",
-    "planner": "plan-request",
-    "researcher": "task-researcher",
-    "coder": "task-coder",
-}
-"""Each role's work queue (`bus.runlog.WORK_QUEUES`)."""
-
-ROLES: tuple[str, ...] = tuple(r for r in PUBLISHES if r != "runner")
-"""Every role that has a user."""
 
 _SIGNED = (Channel.CONTROL, Channel.HUMAN_ANSWER)
 
@@ -95,12 +75,12 @@ def _patterns(
 
 
 def _publishes(role: str, run: str, sender: str | None) -> list[str]:
-    said = (*EVERYONE, *PUBLISHES[role])
+    said = (*EVERYONE, *ROSTER.card(role).publishes)
     return [p for c in said for p in _patterns(c, run, sender=sender)]
 
 
 def _subscribes(role: str, run: str) -> list[str]:
-    listens = _LISTENS[role]
+    listens = ROSTER.card(role).hears
     if listens is None:
         return [f"{subjects.PREFIX}.{run}.>"]
     return [p for c in listens for p in _patterns(c, run, chat_to=role)]
@@ -143,11 +123,11 @@ def role_permissions(role: str) -> dict[str, Any]:
     # Find runs to join (workers started after the goal) and read their goal.
     publish += [subjects.js_stream_info(STREAM_NAME), subjects.js_msg_get(STREAM_NAME)]
     publish += _bodies()
-    queue = QUEUES.get(role)
-    if queue is not None:  # its queue's stream holds only its work: any consumer of it
-        stream = queue_stream(queue)
+    card = ROSTER.card(role)
+    if card.queue is not None:  # its queue's stream holds only its work: any consumer of it
+        stream = queue_stream(card.queue)
         publish += [
-            subjects.js_consumer_create(stream, WORK_QUEUES[queue][0]),
+            subjects.js_consumer_create(stream, card.queue_filters()[0]),
             subjects.js_consumer_info(stream),
             subjects.js_consumer_next(stream),
             subjects.js_ack(stream),
@@ -174,7 +154,7 @@ def identity_permissions(run_id: str, role: str, sender: str) -> dict[str, Any]:
     ]
     publish += [subjects.js_stream_info(STREAM_NAME), subjects.js_msg_get(STREAM_NAME)]
     publish += _bodies()
-    queue = QUEUES.get(role)
+    queue = ROSTER.queue_of(role)
     if queue is not None:
         stream, name = queue_stream(queue), subjects.consumer_name(run_id, queue)
         create = f"{subjects.JS_API}.CONSUMER.CREATE.{stream}.{name}"
@@ -245,9 +225,10 @@ def server_config(
     further users as nats-server takes them (``user``, ``password``, ``permissions``):
     the identities of one run (`identity_permissions`).
     """
-    unknown = sorted(set(passwords) - set(ROLES))
+    known = roles()
+    unknown = sorted(set(passwords) - set(known))
     if unknown:
-        msg = f"no permissions are defined for role(s) {', '.join(unknown)} (known: {', '.join(ROLES)})"
+        msg = f"no permissions are defined for role(s) {', '.join(unknown)} (known: {', '.join(known)})"
         raise ValueError(msg)
     role_users = [
         {"user": role, "password": password, "permissions": role_permissions(role)}

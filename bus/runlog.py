@@ -26,11 +26,11 @@ from bus.envelope import Envelope, decode
 from bus.errors import BusError, RunLogError
 from bus.logfile import LogRecord, record_from_raw, write_jsonl
 from bus.payloads import Presence
+from bus.roster import ROSTER
 from bus.subjects import Channel
 
 __all__ = [
     "STREAM_NAME",
-    "WORK_QUEUES",
     "Exported",
     "active_runs",
     "ensure_stream",
@@ -40,31 +40,25 @@ __all__ = [
     "queue_stream",
     "queues_fed",
     "run_exists",
+    "work_queues",
 ]
 
 STREAM_NAME = "SOCIETY"
 T = TypeVar("T")
 
-WORK_QUEUES: dict[str, tuple[str, ...]] = {
-    "manager": (
-        subjects.any_run(Channel.PLAN),
-        subjects.any_run(Channel.RESULT),
-        subjects.any_run(Channel.CRITIQUE),
-    ),
-    "plan-request": (subjects.any_run(Channel.PLAN_REQUEST),),
-    "task-researcher": (subjects.any_run(Channel.TASK, "researcher"),),
-    "task-coder": (subjects.any_run(Channel.TASK, "coder"),),
-}
-"""The roles' work queues, each on a stream of its own fed from the run log by JetStream's
-sourcing (one source per queue, so its messages keep the log's order), and kept only
-until a worker acks. Pulls, acks and consumer changes name the stream, so a role's
-credentials reach its own queue and nothing else; and the log itself holds no work
-queue, so those who may read it through consumers of their own cannot touch one."""
+
+def work_queues() -> dict[str, tuple[str, ...]]:
+    """The roles' work queues (`bus.roster`), each on a stream of its own fed from the run log
+    by JetStream's sourcing (one source per queue, so its messages keep the log's order), and
+    kept only until a worker acks. Pulls, acks and consumer changes name the stream, so a
+    role's credentials reach its own queue and nothing else; and the log itself holds no work
+    queue, so those who may read it through consumers of their own cannot touch one."""
+    return ROSTER.queues()
 
 
 def queue_stream(queue: str) -> str:
     """The stream a work queue's consumers live on (the log, for a queue not listed)."""
-    return f"{STREAM_NAME}-{queue}" if queue in WORK_QUEUES else STREAM_NAME
+    return f"{STREAM_NAME}-{queue}" if queue in work_queues() else STREAM_NAME
 
 
 def _same_subject(pattern: str) -> api.SubjectTransform:
@@ -96,7 +90,7 @@ def _stream_configs(replicas: int) -> list[api.StreamConfig]:
             retention=api.RetentionPolicy.WORK_QUEUE,
             num_replicas=replicas,
         )
-        for queue, filters in WORK_QUEUES.items()
+        for queue, filters in work_queues().items()
     ]
     return [log_stream, *queues]
 
@@ -164,7 +158,7 @@ async def queues_fed(bus: Bus, *, timeout: float = 10.0) -> bool:
     The benchmarks wait here so that their first run does not pay for the streams' creation.
     """
     deadline = time.monotonic() + timeout
-    for queue in WORK_QUEUES:
+    for queue in work_queues():
         while True:
             try:
                 info = await bus.js.stream_info(queue_stream(queue))

@@ -1,7 +1,7 @@
 """Work queues: a durable JetStream pull consumer per (run, queue).
 
 The worker roles' queues (plan requests, each role's tasks) live on streams of their own
-(``SOCIETY-task-coder``…, `bus.runlog.WORK_QUEUES`), fed from the run log by JetStream's
+(``SOCIETY-task-coder``…, `bus.runlog.work_queues`), fed from the run log by JetStream's
 sourcing and kept only until a worker acks: a role's credentials then reach its own
 queue's consumers and no other's, since JetStream's pull and ack subjects name the
 stream. The manager's inbox stays a consumer on the log itself, in the log's order. A
@@ -46,7 +46,7 @@ from bus.envelope import decode
 from bus.errors import BusError, BusPermissionError, RunLogError
 from bus.payloads import DeadLetter
 from bus.pulling import Puller
-from bus.runlog import STREAM_NAME, WORK_QUEUES, queue_stream
+from bus.runlog import STREAM_NAME, queue_stream, work_queues
 from bus.settling import Delivery, Heartbeat
 from bus.subjects import Channel
 
@@ -147,7 +147,7 @@ async def delete_run_queues(bus: Bus, run_id: str) -> int:
         cleared = await asyncio.gather(
             *(
                 _clear_stream(bus, stream, run_id)
-                for stream in (STREAM_NAME, *map(queue_stream, WORK_QUEUES))
+                for stream in (STREAM_NAME, *map(queue_stream, work_queues()))
             )
         )
     except (TimeoutError, nats.errors.Error) as exc:

@@ -59,6 +59,8 @@ class RoleDeps:
     capacity: Mapping[str, int] = field(default_factory=dict)
     """Tasks each worker role can take at once as configured (the manager's fallback
     while no live worker has said how much it takes)."""
+    specialists: Mapping[str, str] = field(default_factory=dict)
+    """The run's specialist roles, and what tasks each takes (one line for the planner)."""
 
 
 @dataclass(frozen=True)

@@ -238,6 +238,8 @@ class Planner(Role[PlannerSettings]):
         """Whether one coding task can take the whole goal: only the coder can work on it,
         or what else there is to read are the goal's documents (the coder gets them as files)."""
         roles = self.roles(request)
+        if any(r in self.deps.specialists for r in roles):  # the scenario wants them used
+            return False
         documents = self.deps.corpus is not None and bool(self.deps.corpus.names)
         return roles == ("coder",) or ("coder" in roles and documents)
 
@@ -253,6 +255,13 @@ class Planner(Role[PlannerSettings]):
         parts = [f"Goal: {request.goal}"]
         roles = self.roles(request)
         parts.append(f"Roles that can do tasks: {', '.join(roles)}")
+        offered = [
+            f"- {r}: {self.deps.specialists[r]}" for r in roles if r in self.deps.specialists
+        ]
+        if offered:
+            parts.append(
+                "Specialists of this team (give each the tasks it takes):\n" + "\n".join(offered)
+            )
         if "researcher" in roles:
             corpus = self.deps.corpus
             if corpus is not None and corpus.names:

@@ -12,6 +12,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
+    "SPECIALIST_NAME",
     "CoderSettings",
     "CriticSettings",
     "HumanSettings",
@@ -21,6 +22,7 @@ __all__ = [
     "ReflectorSettings",
     "ResearcherSettings",
     "RoleSettings",
+    "SpecialistSettings",
     "StrictModel",
     "StructuredMode",
 ]
@@ -193,6 +195,21 @@ class ReflectorSettings(RoleSettings):
     """Folder of the long-term memory shared across runs (default: runs/memory)."""
     recall: int = Field(default=3, ge=0, le=20)
     """Lessons recalled into a prompt."""
+
+
+SPECIALIST_NAME = r"^[a-z][a-z0-9_]{0,31}$"
+"""What a specialist's name may be: it is a subject token and part of its identity."""
+
+
+class SpecialistSettings(RoleSettings):
+    """A specialist role the scenario declares: who it is and what tasks it takes."""
+
+    name: str = Field(pattern=SPECIALIST_NAME)
+    """Its role name (lower-case letters, digits, '_'): tasks name it, the log shows it."""
+    takes: str = Field(min_length=1, max_length=300)
+    """What kinds of task it takes, in one line: the planner reads it to assign tasks."""
+    tools: list[str] = Field(default_factory=list)
+    """MCP tools it may call: ``server`` (all its tools) or ``server.tool`` (see ``tools``)."""
 
 
 class HumanSettings(StrictModel):

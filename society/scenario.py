@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 from bus.deliverable import Deliverable
 from bus.delivery import DeliverySettings
 from roles.budget import BudgetSettings
+from roles.registry import REGISTRY
 from roles.settings import (
     CoderSettings,
     CriticSettings,
@@ -25,6 +26,8 @@ from roles.settings import (
     PresenceSettings,
     ReflectorSettings,
     ResearcherSettings,
+    RoleSettings,
+    SpecialistSettings,
 )
 from sandbox.settings import SandboxSettings
 from society.errors import ScenarioError, ScenarioIssue
@@ -34,10 +37,10 @@ from society.yaml_source import YamlLimitError, YamlSource, load_yaml
 
 __all__ = ["TOOL_ROLES", "WORKER_ROLES", "GoalSpec", "RolesSpec", "Scenario", "load_scenario"]
 
-WORKER_ROLES = ("researcher", "coder")
-TOOL_ROLES = ("researcher", "coder")
-"""Roles that may call MCP tools."""
-"""Roles a plan may assign tasks to (the others steer the run)."""
+WORKER_ROLES = tuple(r.name for r in REGISTRY.values() if r.worker)
+"""Built-in roles a plan may assign tasks to (the others steer the run; `roles.registry`)."""
+TOOL_ROLES = tuple(r.name for r in REGISTRY.values() if r.tools)
+"""Built-in roles that may call MCP tools."""
 
 
 class _Strict(BaseModel):
@@ -57,7 +60,10 @@ class GoalSpec(_Strict):
 
 
 class RolesSpec(_Strict):
-    """Settings of each role; a role left out gets its defaults."""
+    """Settings of each role; a role left out gets its defaults.
+
+    A field per registered role with settings (`roles.registry`), typed so that code reads
+    ``roles.coder.max_attempts`` checked; `_check_registry` holds the two to each other."""
 
     manager: ManagerSettings = ManagerSettings()
     planner: PlannerSettings = PlannerSettings()
@@ -67,12 +73,34 @@ class RolesSpec(_Strict):
     reflector: ReflectorSettings = ReflectorSettings()
     human: HumanSettings = HumanSettings()
 
+    def settings_of(self, name: str) -> RoleSettings:
+        """The settings of the built-in role ``name``."""
+        settings: RoleSettings = getattr(self, name)
+        return settings
+
     def model_names(self) -> dict[str, str]:
         """Which model each model-using role calls."""
         return {
-            name: getattr(self, name).model
-            for name in ("manager", "planner", "researcher", "coder", "critic", "reflector")
+            name: self.settings_of(name).model
+            for name, reg in REGISTRY.items()
+            if reg.settings is not None and issubclass(reg.settings, RoleSettings)
         }
+
+
+def _check_registry() -> None:
+    """Every registered role with settings is a ``roles`` key, and every key a role."""
+    fields = set(RolesSpec.model_fields)
+    registered = {name for name, reg in REGISTRY.items() if reg.settings is not None}
+    if fields != registered:
+        msg = f"RolesSpec and roles.registry disagree: {sorted(fields ^ registered)}"
+        raise RuntimeError(msg)
+    for name in fields:
+        if RolesSpec.model_fields[name].annotation is not REGISTRY[name].settings:
+            msg = f"roles.{name} is not of its registered settings model"
+            raise RuntimeError(msg)
+
+
+_check_registry()
 
 
 class Scenario(_Strict):
@@ -85,6 +113,9 @@ class Scenario(_Strict):
     models: dict[str, ModelSpec] = {"default": ModelSpec()}
     """Model clients by name; roles refer to them by name."""
     roles: RolesSpec = RolesSpec()
+    specialists: list[SpecialistSettings] = []
+    """Roles of this scenario's own: each with a name, instructions, a model, tools, and a
+    line saying what tasks it takes; the planner may give them tasks."""
     budgets: BudgetSettings = BudgetSettings()
     sandbox: SandboxSettings = SandboxSettings()
     delivery: DeliverySettings = DeliverySettings()
@@ -102,12 +133,26 @@ class Scenario(_Strict):
     """Folder of the scenario file (relative paths resolve from it); not a YAML key."""
 
     def tool_uses(self) -> dict[str, list[str]]:
-        """The ``tools`` entries of each role that names some."""
-        return {
+        """The ``tools`` entries of each role (and specialist) that names some."""
+        uses = {
             name: list(getattr(self.roles, name).tools)
             for name in TOOL_ROLES
             if getattr(self.roles, name).tools
         }
+        uses.update({s.name: list(s.tools) for s in self.specialists if s.tools})
+        return uses
+
+    def model_uses(self) -> dict[str, str]:
+        """Which model each role calls, specialists included."""
+        return {**self.roles.model_names(), **{s.name: s.model for s in self.specialists}}
+
+    def where_role(self, name: str) -> tuple[str | int, ...]:
+        """Where role ``name``'s settings are in the file: ``roles.<name>``, or its
+        entry under ``specialists``."""
+        for i, spec in enumerate(self.specialists):
+            if spec.name == name:
+                return ("specialists", i)
+        return ("roles", name)
 
     def scripted_answers(self) -> dict[str, list[ScriptedAnswer]]:
         """The scripted answers (loaded when they live in a separate file)."""
@@ -130,15 +175,15 @@ def _issues_from(exc: ValidationError, source: YamlSource) -> list[ScenarioIssue
 
 def _cross_check(scenario: Scenario, source: YamlSource) -> list[ScenarioIssue]:
     issues = []
-    for role, model in scenario.roles.model_names().items():
+    for role, model in scenario.model_uses().items():
         if model not in scenario.models:
-            loc = ("roles", role, "model")
+            loc = (*scenario.where_role(role), "model")
             known = ", ".join(sorted(scenario.models)) or "none"
             issues.append(
                 ScenarioIssue(
                     source.path,
                     source.line_of(loc),
-                    ".".join(loc),
+                    ".".join(str(p) for p in loc),
                     f"no model named {model!r} in models (known: {known})",
                 )
             )
@@ -146,7 +191,7 @@ def _cross_check(scenario: Scenario, source: YamlSource) -> list[ScenarioIssue]:
         for i, entry in enumerate(entries):
             server = entry.partition(".")[0]
             if server not in scenario.tools:
-                where = ("roles", role, "tools", i)
+                where = (*scenario.where_role(role), "tools", i)
                 known = ", ".join(sorted(scenario.tools)) or "none declared under tools"
                 issues.append(
                     ScenarioIssue(
@@ -156,6 +201,7 @@ def _cross_check(scenario: Scenario, source: YamlSource) -> list[ScenarioIssue]:
                         f"no MCP server named {server!r} (known: {known})",
                     )
                 )
+    issues += _specialist_names(scenario, source)
     if isinstance(scenario.script, str) and not (scenario.base_dir / scenario.script).is_file():
         issues.append(
             ScenarioIssue(
@@ -165,6 +211,23 @@ def _cross_check(scenario: Scenario, source: YamlSource) -> list[ScenarioIssue]:
                 f"script file {scenario.script!r} not found beside the scenario",
             )
         )
+    return issues
+
+
+def _specialist_names(scenario: Scenario, source: YamlSource) -> list[ScenarioIssue]:
+    """A specialist's name is its own: no built-in role's, no other specialist's."""
+    issues, seen = [], set()
+    for i, spec in enumerate(scenario.specialists):
+        why = None
+        if spec.name in REGISTRY:
+            why = f"{spec.name!r} is a built-in role; give the specialist a name of its own"
+        elif spec.name in seen:
+            why = f"another specialist is named {spec.name!r} already"
+        seen.add(spec.name)
+        if why is not None:
+            loc = ("specialists", i, "name")
+            field = f"specialists.{i}.name"
+            issues.append(ScenarioIssue(source.path, source.line_of(loc), field, why))
     return issues
 
 

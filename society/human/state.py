@@ -14,12 +14,15 @@ from dataclasses import dataclass, field
 from bus import Envelope
 from bus.payloads import Answer, Final, Goal, Presence, Question, TaskAssignment, TaskResult
 from roles.presence import HumanPresence
+from roles.registry import REGISTRY
 from roles.settings import HumanSettings
 from society.human.commands import CommandError
 
 __all__ = ["AskedQuestion", "Conversation"]
 
-ROLES = ("manager", "planner", "researcher", "coder", "critic", "reflector", "human")
+ROLES = tuple(name for name, reg in REGISTRY.items() if reg.settings is not None)
+"""The society's built-in roles (`roles.registry`); a run's specialists join as they say
+they are there."""
 _GRACE_S = 5.0
 """A question this long past its timeout is no longer shown as waiting (its asker is gone)."""
 

@@ -16,40 +16,64 @@ from typing import Any
 from bus import ConnectOptions
 from roles.base import Role
 from roles.budget import Guard
-from roles.coder.role import Coder
 from roles.context import RoleContext, RoleDeps
-from roles.critic.critic import Critic
 from roles.execution import CodeRunner
-from roles.manager.manager import Manager
 from roles.memory import Corpus, Memory
-from roles.planner import Planner
-from roles.reflector import Reflector
-from roles.researcher import Researcher
+from roles.registry import REGISTRY, Registration, specialist
 from roles.settings import RoleSettings
 from society.models.factory import ModelFactory
 from society.prompts import PromptStore
 from society.run.in_force import in_force
-from society.scenario import WORKER_ROLES, Scenario
+from society.scenario import Scenario
 from society.tools import Tools
 
 __all__ = [
     "ROLE_CLASSES",
     "Collaborators",
+    "RunRole",
     "SandboxFactory",
     "build_role",
     "capacity",
     "docker_sandbox",
     "needs_model",
+    "run_roles",
 ]
 
 ROLE_CLASSES: dict[str, type[Role[Any]]] = {
-    "manager": Manager,
-    "planner": Planner,
-    "researcher": Researcher,
-    "coder": Coder,
-    "critic": Critic,
-    "reflector": Reflector,
+    name: reg.cls for name, reg in REGISTRY.items() if reg.cls is not None
 }
+"""The built-in roles a run starts (`roles.registry`), by name."""
+
+
+@dataclass(frozen=True)
+class RunRole:
+    """A role of one run: its registration and its settings in the scenario."""
+
+    registration: Registration
+    settings: RoleSettings
+
+    @property
+    def name(self) -> str:
+        """The role's name."""
+        return self.registration.name
+
+    @property
+    def instances(self) -> int:
+        """How many instances a run starts (several only of roles that take tasks)."""
+        return self.settings.instances if self.registration.worker else 1
+
+
+def run_roles(scenario: Scenario) -> dict[str, RunRole]:
+    """Every role a run of ``scenario`` starts: the built-in ones, then its specialists
+    (registered now: their work queues and identities exist from here on)."""
+    roles = {
+        name: RunRole(reg, scenario.roles.settings_of(name))
+        for name, reg in REGISTRY.items()
+        if reg.cls is not None
+    }
+    for spec in scenario.specialists:
+        roles[spec.name] = RunRole(specialist(spec), spec)
+    return roles
 
 
 SandboxFactory = Callable[[Scenario, str], AbstractAsyncContextManager[CodeRunner]]
@@ -79,19 +103,19 @@ class Collaborators:
 
 
 def capacity(scenario: Scenario) -> dict[str, int]:
-    """Tasks each worker role can take at once as configured (instances x concurrency)."""
-    result = {}
-    for name in WORKER_ROLES:
-        s: RoleSettings = getattr(scenario.roles, name)
-        result[name] = s.concurrency * s.instances
-    return result
+    """Tasks each worker role (specialists too) can take at once as configured (instances
+    x concurrency)."""
+    return {
+        name: role.settings.concurrency * role.settings.instances
+        for name, role in run_roles(scenario).items()
+        if role.registration.worker
+    }
 
 
 def needs_model(name: str, scenario: Scenario) -> bool:
     """Whether the role calls a model (the critic only when its model review is on)."""
-    return name in ("planner", "researcher", "coder") or (
-        name == "critic" and scenario.roles.critic.model_review
-    )
+    role = run_roles(scenario).get(name)
+    return role is not None and role.registration.calls_model(role.settings)
 
 
 def build_role(
@@ -106,9 +130,10 @@ def build_role(
     shared: Collaborators,
     concurrency: int | None = None,
 ) -> Role[Any]:
-    """One instance of role ``name`` for ``run_id`` (not started)."""
+    """One instance of role ``name`` (built-in or a specialist) for ``run_id`` (not started)."""
     scenario = in_force(scenario)  # the settings in force (idempotent)
-    settings: RoleSettings = getattr(scenario.roles, name)
+    role = run_roles(scenario)[name]
+    settings = role.settings
     if concurrency is not None:
         settings = settings.model_copy(update={"concurrency": concurrency})
     deps = RoleDeps(
@@ -125,6 +150,7 @@ def build_role(
         tools=shared.tools.for_role(name) if shared.tools is not None else None,
         prompts=PromptStore(run_dir),
         capacity=capacity(scenario),
+        specialists={s.name: s.takes for s in scenario.specialists},
     )
     ctx = RoleContext(
         run_id=run_id,
@@ -136,4 +162,6 @@ def build_role(
         delivery=scenario.delivery,
         presence=scenario.presence,
     )
-    return ROLE_CLASSES[name](ctx)
+    cls = role.registration.cls
+    assert cls is not None  # run_roles holds only roles a run starts
+    return cls(ctx)

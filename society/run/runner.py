@@ -40,10 +40,7 @@ from society.models.prices import price_for
 from society.models.spec import ModelSpec
 from society.redact import redact
 from society.run.artifacts import restore_artifacts
-from society.run.assembly import (
-    ROLE_CLASSES,
-    build_role,
-)
+from society.run.assembly import build_role, run_roles
 from society.run.collaborators import collaborators
 from society.run.in_force import checks_line, in_force
 from society.run.limits_host import LimitsHost
@@ -52,7 +49,7 @@ from society.run.options import Companion, ModelFactoryMaker, RunOptions, ToolsM
 from society.run.outcome import RunOutcome, write_json, write_outcome
 from society.run.resumption import Stopped, answers_to_serve_again, remaining_script
 from society.run.starting import StartingRunner, failed, unless_failed
-from society.scenario import WORKER_ROLES, Scenario
+from society.scenario import Scenario
 from society.tracing.live import from_environment
 from society.view.live import LiveView, render_summary
 from society.view.progress import RunState
@@ -147,11 +144,10 @@ async def run_scenario(
             await stack.enter_async_context(host)
             shared = await collaborators(stack, scenario, options, run_dir, run_id, console, guard)
             restored: Restored | None = None
-            for name in ROLE_CLASSES:
+            for name, run_role in run_roles(scenario).items():
                 if external and name != "manager":
                     continue
-                instances = getattr(scenario.roles, name).instances if name in WORKER_ROLES else 1
-                for i in range(instances):
+                for i in range(run_role.instances):
                     role = build_role(
                         name,
                         scenario,
@@ -276,11 +272,10 @@ async def _export_once(observer: RunObserver, roles: list[Role[Any]], log_path: 
 def _identities(scenario: Scenario, external: bool, person: str | None) -> list[str]:
     """Every sender this process connects as: the owner, each role instance, the person."""
     senders = [OWNER]
-    for name in ROLE_CLASSES:
+    for name, role in run_roles(scenario).items():
         if external and name != "manager":
             continue
-        instances = getattr(scenario.roles, name).instances if name in WORKER_ROLES else 1
-        senders += [f"{name}/{i}" for i in range(instances)]
+        senders += [f"{name}/{i}" for i in range(role.instances)]
     if person is not None:
         senders.append(f"human/{person}")
     return senders
@@ -313,7 +308,7 @@ def _model_uses(scenario: Scenario, external: bool) -> list[tuple[str, str]]:
     """(model, role) of every model-using role this process runs."""
     return [
         (model, role)
-        for role, model in scenario.roles.model_names().items()
+        for role, model in scenario.model_uses().items()
         if not external or role == "manager"
     ]
 
@@ -329,7 +324,7 @@ def _check_prices(scenario: Scenario, models: dict[str, ModelSpec]) -> None:
     """With a cost budget, every model in use must have a price (else the budget means nothing)."""
     if scenario.budgets.cost is None:
         return
-    used = set(scenario.roles.model_names().values())
+    used = set(scenario.model_uses().values())
     unknown = sorted(
         f"{name} ({spec.model_name()})"
         for name, spec in models.items()

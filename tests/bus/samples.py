@@ -46,7 +46,8 @@ SAMPLES: list[p.Payload] = [
 
 def sender_for(payload: p.Payload) -> str:
     """A sender that may publish ``payload`` (roles before people, whose ``by`` must match)."""
-    from bus.authority import PUBLISHES, may_publish
+    from bus.authority import may_publish
+    from bus.roster import ROSTER
 
-    role = next(r for r in PUBLISHES if r != "human" and may_publish(r, payload.CHANNEL))
+    role = next(r for r in ROSTER.names() if r != "human" and may_publish(r, payload.CHANNEL))
     return f"{role}/0"

@@ -15,7 +15,7 @@ import pytest
 from bus import Bus, BusConnectError, BusPermissionError, ConnectOptions, EmbeddedServer, runlog
 from bus.errors import RunLogError
 from bus.payloads import Plan, TaskResult
-from bus.permissions import ROLES, Tls, inbox_prefix, role_permissions, server_config
+from bus.permissions import Tls, inbox_prefix, role_permissions, roles, server_config
 from bus.subjects import Channel, matches
 from bus.workqueue import DeliverySettings, QueueSpec, ensure_queue
 from tests.bus.live import refused
@@ -93,7 +93,7 @@ def test_the_config_is_json_with_one_user_per_role_and_optional_tls() -> None:
 
 @pytest.fixture
 async def secured(tmp_path: Path) -> AsyncIterator[tuple[EmbeddedServer, dict[str, str]]]:
-    passwords = {role: secrets.token_urlsafe(12) for role in ROLES}
+    passwords = {role: secrets.token_urlsafe(12) for role in roles()}
     config = tmp_path / "users.conf"
     config.write_text(server_config(passwords))
     async with EmbeddedServer(tmp_path / "nats", config_file=config) as server:

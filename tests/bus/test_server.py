@@ -98,7 +98,7 @@ async def test_queues_fed_waits_until_a_new_servers_queues_are_sourced_from_the_
         async with Bus(server.url, name="w") as bus:
             await runlog.ensure_stream(bus)
             assert await runlog.queues_fed(bus, timeout=60)
-            for queue in runlog.WORK_QUEUES:
+            for queue in runlog.work_queues():
                 info = await bus.js.stream_info(runlog.queue_stream(queue))
                 assert info.sources
                 assert all(s.active is not None and s.active >= 0 for s in info.sources)

@@ -18,7 +18,7 @@ from rich.console import Console
 
 from bus import Bus, BusPermissionError, EmbeddedServer, Envelope, LocalCluster, subjects
 from bus.payloads import ExecRequest, Final, Goal, Plan, TaskResult
-from bus.permissions import ROLES, server_config
+from bus.permissions import roles, server_config
 from bus.subjects import Channel
 from sandbox import DEFAULT_IMAGE, gc
 from society.connect import connect_options
@@ -196,7 +196,7 @@ async def test_a_nats_server_restarted_mid_run_loses_nothing(run_id: str, tmp_pa
 @pytest.fixture
 async def secured(tmp_path: Path) -> AsyncIterator[tuple[EmbeddedServer, dict[str, str]]]:
     """A nats-server with one user per role (config from bus.permissions), and passwords."""
-    passwords = {role: secrets.token_urlsafe(12) for role in ROLES}
+    passwords = {role: secrets.token_urlsafe(12) for role in roles()}
     config = tmp_path / "users.conf"
     config.write_text(server_config(passwords))
     async with EmbeddedServer(tmp_path / "nats", config_file=config) as server:
@@ -250,7 +250,7 @@ async def test_a_coder_cannot_publish_a_plan_or_a_final(
 async def test_workers_on_three_cluster_nodes_run_a_society_together(
     run_id: str, tmp_path: Path
 ) -> None:
-    passwords = {role: secrets.token_urlsafe(12) for role in ROLES}
+    passwords = {role: secrets.token_urlsafe(12) for role in roles()}
     config = tmp_path / "users.conf"
     config.write_text(server_config(passwords))  # the cluster runs with per-role users too
     async with LocalCluster(tmp_path / "cluster", 3, config_file=config) as cluster:
