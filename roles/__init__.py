@@ -5,4 +5,9 @@ The kit: `roles.context` (a role's typed `RoleContext` and `RoleDeps`), `roles.b
 `roles.budget` (limits, spend, guard, tracker), `roles.execution` (running code),
 `roles.presence` (who is there), `roles.human_gate` (asking a person). Each role module
 holds its handlers and prompts; the manager's parts live in `roles.manager`.
+
+Importing any of it registers the roles (`roles.registry`, light: classes load when a run
+starts them), so the bus's tables of who may say what are filled wherever a role is used.
 """
+
+import roles.registry  # noqa: F401

@@ -1,12 +1,14 @@
 """The registry: each role registered once — its name, its class, its settings model, its
 channels (a `bus.roster.RoleCard`) and its colour in the views.
 
-The registry is light to import (its classes are named, and imported when a run starts
-one), so every process of the application loads it (``society/__init__``): registering
-enrols the role's card in the bus's roster (`bus.roster.ROSTER`), which the
-bus's tables read: who may say what, the servers' users and permissions, the work
-queues. The application's tables read the registry: the roles a scenario configures and
-a run starts, the views. Adding a role is one module and one `register` call here.
+Registering enrols the role's card in the bus's roster (`bus.roster.ROSTER`), which the
+bus's tables read: who may say what, the servers' users and permissions, the work queues.
+The application's tables read the registry: the roles a scenario configures (a typed
+field of `society.scenario.RolesSpec` per role with settings, checked against this at
+import), the roles a run starts, the views. Adding a role is one module and one
+`register` call here (and its ``roles`` field, when it has settings). The registry is
+light to import (classes are named, and imported when a run starts one), so importing
+``roles`` loads it: every process that uses a role has the bus's tables filled.
 
 A scenario's specialists are registered per run by `specialist`: a `Specialist` subclass
 named after it, and its card; they are not built-in roles (`REGISTRY` lists those).
@@ -106,7 +108,9 @@ def _always(settings: Any) -> bool:
     return True
 
 
-register(Registration(RoleCard("runner", (Channel.GOAL, Channel.CONTROL), None, user=False), style="dim"))  # fmt: skip
+register(  # the runner publishes the goal and stops a run; it has no user of its own
+    Registration(RoleCard("runner", (Channel.GOAL, Channel.CONTROL), None, user=False), style="dim")
+)
 register(
     Registration(
         RoleCard(

@@ -1,0 +1,49 @@
+"""The planner offers a run's specialists: named among the roles, each with its line, in
+the plan schema's role enum, and not passed over for one coding task."""
+
+from __future__ import annotations
+
+import pytest
+
+from bus import ConnectOptions
+from bus.payloads import PlanRequest
+from roles.context import RoleContext, RoleDeps
+from roles.planner import Planner, plan_shape
+from roles.settings import PlannerSettings
+
+pytestmark = pytest.mark.timeout(30)
+
+TAKES = "comparing groups of numbers, tests of significance"
+
+
+def planner(specialists: dict[str, str]) -> Planner:
+    ctx = RoleContext(
+        "r1",
+        ConnectOptions.from_url("nats://127.0.0.1:1"),  # never connected: no start()
+        PlannerSettings(one_task_first=True),
+        deps=RoleDeps(specialists=specialists),
+    )
+    return Planner(ctx)
+
+
+def request(*roles: str) -> PlanRequest:
+    return PlanRequest(goal="Compare the classes.", reason="initial", roles=list(roles))
+
+
+def test_the_prompt_names_each_specialist_with_what_it_takes() -> None:
+    asked = request("coder", "statistician")
+    text = str(planner({"statistician": TAKES}).prompt(asked)[-1].content)
+    assert "Roles that can do tasks: coder, statistician" in text
+    assert f"- statistician: {TAKES}" in text
+    assert "Specialists" not in str(planner({}).prompt(request("coder"))[-1].content)
+
+
+def test_the_plan_schema_lets_the_model_name_a_specialist() -> None:
+    shape = plan_shape(("coder", "statistician"))
+    role = shape.doc["$defs"]["TaskSpec"]["properties"]["role"]
+    assert role["enum"] == ["coder", "statistician"]
+
+
+def test_a_run_with_specialists_is_not_one_coding_task_first() -> None:
+    assert planner({})._one_program(request("coder"))
+    assert not planner({"statistician": TAKES})._one_program(request("coder", "statistician"))
