@@ -19,6 +19,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 
+import roles.registry  # noqa: E402, F401  (every bench process knows the built-in roles)
 from bus.verdicts import CheckVerdict  # noqa: E402
 
 SHORT_HELP = "seconds, not minutes: small sizes, to check the bench runs"
