@@ -81,10 +81,10 @@ class ManagerSettings(RoleSettings):
     """A task with no result after this long is failed."""
     budget_grace_s: float = Field(default=5.0, ge=0)
     """When a budget is reached, how long tasks in flight may still report (they cannot spend more)."""
-    goal_check: bool | None = None
+    goal_check: bool = True
     """Whether a plan of several tasks that gives an answer also gets a coder task that
-    answers the whole goal on its own; the answer is verified only when the two agree.
-    Default: on when the coder's model is live, off for scripted answers."""
+    answers the whole goal on its own; the answer is verified only when the two agree
+    (scripted runs too: their script says what that task's program is)."""
 
 
 class PlannerSettings(RoleSettings):
@@ -94,13 +94,11 @@ class PlannerSettings(RoleSettings):
     """The most tasks a plan may have in the schema a live model is held to (the fewest
     that do the job; a small model asked for a graph otherwise splits a one-line goal)."""
     offer_researcher: bool | None = None
-    """Whether plans may give the researcher tasks. Default: for a live model, only when it
-    has something to read (documents or tools: with neither it can only guess); always
-    for scripted answers."""
-    one_task_first: bool | None = None
+    """Whether plans may give the researcher tasks. Default: only when it has something to
+    read (documents or tools: with neither it can only guess)."""
+    one_task_first: bool = True
     """When the coder can do tasks, the first plan is one coding task that answers the goal
-    as stated, with the goal's documents as files (no model call); replans ask the model. Default: on for a live model,
-    off for scripted answers."""
+    as stated, with the goal's documents as files (no model call); replans ask the model."""
 
 
 class ResearcherSettings(RoleSettings):
@@ -114,10 +112,9 @@ class ResearcherSettings(RoleSettings):
     """Document passages put into the prompt."""
     max_consults: int = Field(default=3, ge=0, le=50)
     """Questions the researcher may ask the planner per task."""
-    require_sources: bool | None = None
+    require_sources: bool = True
     """An answer counts as checked only when it cites documents it read; one that cites
-    none leaves the run ``unverified``. Default: on for live models, off for scripted
-    answers (their check then says that no document was required)."""
+    none leaves the run ``unverified`` (off: an uncited answer carries no check at all)."""
 
 
 class CoderSettings(RoleSettings):
@@ -139,10 +136,11 @@ class CoderSettings(RoleSettings):
     function_candidates: int = Field(default=3, ge=1, le=4)
     """With ``function_tests``: drafts passing the examples drawn at most; drawing stops
     sooner once one passes every test or two return the same on every test."""
-    cross_check: bool | None = None
+    cross_check: bool = True
     """Check each task's outputs by a second program written independently (a third breaks
-    a tie); outputs no check confirmed leave the run ``unverified``. Default: on for live
-    models, off for scripted answers (their outputs are then checked only for being there)."""
+    a tie), and the answer by candidates the verifier's check selects among; outputs no
+    check confirmed leave the run ``unverified`` (off: one program, which checks nothing,
+    so a run it answers ends ``unverified``)."""
     candidates: int = Field(default=3, ge=1, le=4)
     """With ``cross_check``: candidate programs drawn for a task that gives the ``answer``,
     each asked another way; the largest group of agreeing values that passes the verifier's

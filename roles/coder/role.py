@@ -79,19 +79,11 @@ class Coder(WorkerRole[CoderSettings]):
         return await strategy.answer(self, env, assignment)
 
     async def _once(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
-        """One program that runs and writes every output, and no second computation (with
-        ``cross_check`` off: scripted answers, until they take the live path)."""
+        """One program that runs and writes every output, and no check of its values (with
+        ``cross_check`` off): a program that merely ran checks nothing, so the result carries
+        no verdict and a run it answers ends ``unverified``."""
         first = await self._solve(env, assignment, self.prompt(assignment))
-        held = CheckVerdict(
-            kind="ran",
-            what="the program ran and wrote every output (no second computation: "
-            "cross_check is off)",
-            candidate=first.exec_id,
-            passed=True,
-            independent=True,
-            evidence=[first.exec_id],
-        )
-        return self._done(assignment, first, verdicts=[held])
+        return self._done(assignment, first, note="no second computation (cross_check is off)")
 
     async def _voted(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """Outputs other than the answer: checked by a second program written independently,
