@@ -115,7 +115,9 @@ async def test_a_lesson_is_recalled_into_a_later_run(run_yaml: RunYaml, tmp_path
     # only succeed if the lesson was recalled into the planner's prompt.
     second = await run_yaml(RECALL, memory_dir=memory)
     assert [d.accepted for d in payloads(second, "plan_decision")] == [True]
-    assert second.final is not None and second.final.answer == "10! = 3628800, the product of 1 to 10"
+    assert (
+        second.final is not None and second.final.answer == "10! = 3628800, the product of 1 to 10"
+    )
     assert second.final.status == "unverified"  # an uncited answer carries no check
 
 
