@@ -30,14 +30,14 @@ def logged(run_dir: Path, kind: str) -> list[object]:
 
 def aborted_scenario() -> str:
     """`SLOW` with the settings this test needs stated: the researcher's step first (its
-    results are what an abort keeps), so the team's plan, not one coding task; no goal check
-    (one more coder task would contend for the one sandbox). The coder takes the live path:
-    the verifier states the kind of value first, then the first candidate sleeps."""
+    results are what an abort keeps), so the team's plan, not one coding task, with the
+    researcher offered though it has nothing to read; no goal check (one more coder task
+    would contend for the one sandbox). The coder takes the live path: the verifier states
+    the kind of value first, then the first candidate sleeps."""
     doc = yaml.safe_load(SLOW)
     doc["roles"] = {
         "planner": {"one_task_first": False, "offer_researcher": True},
         "manager": {"goal_check": False},
-        "researcher": {"require_sources": False},  # aborted: its answer's check is not the point
     }
     statement = {"instructions": "without seeing it", "answer": {"kind": "count"}}
     doc["script"]["coder"].insert(0, statement)
