@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import yaml
 
 from bus.logfile import read_jsonl
 from bus.payloads import Final, TaskResult
@@ -25,40 +24,9 @@ from tests.test_compose import ROOT, compose_command
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(1500)]
 
-SECOND_PROGRAMS = [
-    # the verifier, from the goal alone: the kind of value every right answer gives
-    {"instructions": "without seeing it", "answer": {"kind": "count", "values_asked": 1}},
-    # the goal check: the whole goal answered on its own, from the goal's values only
-    {
-        "match": "Answer the overall goal on your own",
-        "answer": "```python\nprint(f'{n} is prime; its square is {n ** 2}')\n```\n",
-    },
-    # each computation's second program, its own code (asked "as an independent check")
-    {
-        "match": "(?s)n squared slowly.*independent check of a teammate",
-        "answer": "```python\nsquare = sum(n for _ in range(n))\nprint(square)\n```\n",
-    },
-    {
-        "match": "(?s)Combine the fact.*independent check of a teammate",
-        "answer": "```python\nsaid = '; its square is '.join([fact, str(square)])\nprint(said)\n```\n",
-    },
-]
-"""What the live path asks the coder beyond `durable`'s script: the verifier's statement,
-the second program of each computation and the goal check's program."""
-
-
-def cluster_scenario() -> str:
-    """`durable`'s run taking the live path: the team's plan first (the test stops a node while
-    its square is computed; the first plan is otherwise one coding task), the researcher
-    offered with nothing to read (its answer is not the run's answer), and the script saying
-    what the verifier states and the second programs and the goal check compute."""
-    doc = yaml.safe_load(durable("cluster", planner_s=0, researcher_s=8, sandbox_s=8))
-    doc["roles"] = {"planner": {"one_task_first": False, "offer_researcher": True}}
-    doc["script"]["coder"][:0] = SECOND_PROGRAMS
-    return yaml.safe_dump(doc, sort_keys=False)
-
-
-SLOW = cluster_scenario()
+SLOW = durable("cluster", planner_s=0, researcher_s=8, sandbox_s=8)
+"""`durable`'s run, which takes the live path (the team's plan, the verifier's statement, second
+programs and the goal check): the test stops a node while its square is computed."""
 
 
 @pytest.fixture(scope="module")
