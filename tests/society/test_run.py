@@ -337,3 +337,21 @@ async def test_a_missing_module_is_fed_back_with_what_the_image_holds(run_yaml: 
     asked = [p.read_text() for p in (outcome.run_dir / "prompts").iterdir()]
     told = "The sandbox has Python 3.11"
     assert any(told in text and "numpy" in text and "You are the coder" in text for text in asked)
+
+
+async def test_a_second_candidate_that_disagrees_leaves_the_run_unverified(
+    run_yaml: RunYaml,
+) -> None:
+    # the quickstart's script with its answer's second candidate computing another ratio:
+    # the path a live run takes, so the answer is not verified (and no third agrees)
+    text = (ROOT / "scenarios" / "quickstart.yaml").read_text()
+    disagreeing = text.replace(
+        "ratio = prime_count / estimate", "ratio = prime_count / estimate / 2"
+    )
+    assert disagreeing != text
+    outcome = await run_yaml(disagreeing)
+    assert outcome.exit_code == 1
+    assert outcome.final is not None and outcome.final.status == "unverified"
+    assert "no other candidate program gave these values" in outcome.final.reason
+    agreement = [v for v in outcome.final.verdict.verdicts if v.kind == "agreement"]
+    assert agreement and not agreement[0].passed
