@@ -37,6 +37,10 @@ def parse(parser: argparse.ArgumentParser, short: dict[str, Any]) -> argparse.Na
     return args
 
 
+CORPUS = "questions.md"
+"""The document the layered scenario's researcher reads and cites (`write_layered`)."""
+
+
 def layered_scenario(
     name: str,
     tasks: int,
@@ -44,17 +48,27 @@ def layered_scenario(
     *,
     wall_s: int,
     roles: list[str],
+    researcher: str,
     answer: Callable[[int], str],
 ) -> str:
     """A scripted scenario of ``tasks`` researcher tasks in layers of ``width``, each depending
-    on one of the layer before; ``roles`` are its lines under ``roles:`` and ``answer(i)`` the
-    fields of task i's scripted answer, matched to its task, so any order of calls works."""
+    on one of the layer before; ``roles`` are its other lines under ``roles:``,
+    ``researcher`` the researcher's settings besides its corpus, and ``answer(i)`` the
+    fields of task i's scripted answer, matched to its task, so any order of calls works.
+
+    It takes the live path with its settings stated: the first plan is the scripted one (not
+    one coding task) and gets no goal check (no coder here), and each answer cites the document it read (`CORPUS`, written beside
+    the scenario by `write_layered`), so the run ends ``succeeded``: the benches measure
+    scheduling, not verification."""
     lines = [
         f"name: {name}",
         "goal: {text: Answer many small questions.}",
         "models: {default: {provider: scripted}}",
         f"budgets: {{wall_s: {wall_s}, calls: {tasks * 2 + 50}}}",
         "roles:",
+        "  planner: {one_task_first: false}",
+        "  manager: {goal_check: false}",
+        f"  researcher: {{corpus: [{CORPUS}], {researcher}}}",
         *(f"  {line}" for line in roles),
         "script:",
         "  planner:",
@@ -71,6 +85,13 @@ def layered_scenario(
     lines.append("  researcher:")
     lines += [f"    - {{match: 'Your task \\(t{i}\\)', {answer(i)}}}" for i in range(tasks)]
     return "\n".join(lines) + "\n"
+
+
+def write_layered(path: Path, scenario: str) -> None:
+    """Write a `layered_scenario` to ``path`` and its document beside it."""
+    path.write_text(scenario)
+    text = "Each question has one answer; the answer to question i is i.\n"
+    (path.parent / CORPUS).write_text(text)
 
 
 def reap(proc: subprocess.Popen[Any]) -> Any:

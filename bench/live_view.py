@@ -35,11 +35,9 @@ def scenario(tasks: int, width: int) -> str:
         tasks,
         width,
         wall_s=1800,
-        roles=[
-            "researcher: {concurrency: 64}",
-            f"critic: {{every_results: {tasks}, every_s: 600}}",
-        ],
-        answer=lambda i: f"answer: {{outputs: {{o{i}: {i}}}}}",
+        roles=[f"critic: {{every_results: {tasks}, every_s: 600}}"],
+        researcher="concurrency: 64",
+        answer=lambda i: f"answer: {{outputs: {{o{i}: {i}}}, sources: [{common.CORPUS}]}}",
     )
 
 
@@ -87,7 +85,7 @@ def main() -> None:
     args = common.parse(parser, SHORT)
     with tempfile.TemporaryDirectory(prefix="bench-live-") as tmp:
         path = Path(tmp) / "scenario.yaml"
-        path.write_text(scenario(args.tasks, args.width))
+        common.write_layered(path, scenario(args.tasks, args.width))
         live: list[float] = []
         plain: list[float] = []
         for n in range(args.pairs):

@@ -39,14 +39,16 @@ def scenario(tasks: int, layers: int, latency: float) -> str:
 
     def answer(i: int) -> str:
         fact = hashlib.sha256(str(i).encode()).hexdigest()
-        return f"delay_s: {latency}, answer: {{outputs: {{o{i}: '{fact}'}}}}"
+        cited = f"sources: [{common.CORPUS}]"
+        return f"delay_s: {latency}, answer: {{outputs: {{o{i}: '{fact}'}}, {cited}}}"
 
     return common.layered_scenario(
         "scale-bench",
         tasks,
         width,
         wall_s=7200,
-        roles=[f"researcher: {{concurrency: {width + 8}}}"],
+        roles=[],
+        researcher=f"concurrency: {width + 8}",
         answer=answer,
     )
 
@@ -108,7 +110,7 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "scale.yaml"
-        path.write_text(scenario(args.tasks, args.layers, args.latency))
+        common.write_layered(path, scenario(args.tasks, args.layers, args.latency))
         print(f"scenario: {path.stat().st_size / 1e6:.2f} MB")
         rows = []
         for i in range(args.rounds):

@@ -11,15 +11,13 @@ from bus.payload_base import _Model
 
 __all__ = ["CheckKind", "CheckVerdict", "Verdict"]
 
-CheckKind = Literal["property", "examples", "agreement", "goal_check", "sources", "ran"]
+CheckKind = Literal["property", "examples", "agreement", "goal_check", "sources"]
 """- ``property``: a check program the verifier wrote from the goal alone, before any candidate;
 - ``examples``: the examples the goal itself states (a function's docstring);
 - ``agreement``: another candidate, drawn apart, gave the same values;
 - ``goal_check``: a program answering the whole goal on its own agrees with the plan's answer;
-- ``sources``: the researcher's answer cites passages it read;
-- ``ran``: the program ran and wrote every output, and nothing else was asked (the run's
-  checks are off: scripted answers). It checks nothing; it goes when scripted runs take the
-  live path (issue 53)."""
+- ``sources``: the researcher's answer cites passages it read.
+A program that merely ran checks nothing, so it gives no verdict."""
 
 
 class CheckVerdict(_Model):

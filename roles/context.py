@@ -19,7 +19,7 @@ from roles.budget import BudgetSettings, Guard
 from roles.execution import CodeRunner
 from roles.memory import Corpus, Memory
 from roles.model_access import ModelAccess
-from roles.settings import HumanSettings, PresenceSettings, RoleSettings
+from roles.settings import HumanSettings, PresenceSettings, RoleSettings, VerifierSettings
 from roles.tools import PromptRecorder, ToolBox
 from sandbox.manifest import Manifest
 
@@ -34,6 +34,10 @@ class RoleDeps:
 
     model: ModelAccess | None = None
     """The model client and its price (None: this role calls no model)."""
+    verifier: VerifierSettings = field(default_factory=VerifierSettings)
+    """The verifier's settings, for the role that runs its checks (the coder)."""
+    judge: ModelAccess | None = None
+    """The verifier's model, when it is not this role's own (None: ``model`` judges too)."""
     guard: Guard | None = None
     """Checked before every model call and sandbox run (shared by a process's roles)."""
     memory: Memory | None = None

@@ -34,6 +34,7 @@ from roles.settings import (
     ResearcherSettings,
     SpecialistSettings,
     StrictModel,
+    VerifierSettings,
 )
 
 if TYPE_CHECKING:
@@ -163,6 +164,14 @@ register(
         CoderSettings,
         "green",
         _always,
+    )
+)
+register(  # its calls are made where the candidates are (the coder's process): no process
+    Registration(
+        RoleCard("verifier", (), hears=(), user=False),
+        settings=VerifierSettings,
+        style="bright_green",
+        calls_model=_always,
     )
 )
 register(

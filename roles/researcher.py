@@ -94,20 +94,18 @@ def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
 def _sources_verdict(
     cited: list[str], hits: list[Hit], task_id: str, *, required: bool
 ) -> list[CheckVerdict]:
-    """The answer's check: it cites documents it was given (sources it did not read, or none
-    at all, check nothing — unless sources are not required: scripted answers, until they
-    take the live path)."""
+    """The answer's check: it cites documents it was given. Sources it did not read, or none
+    at all, check nothing: a failed check when sources are required, else no check (an
+    uncited answer is never a pass)."""
     read = {h.source for h in hits if h.kind != "lesson"}
     real = [c for c in cited if c in read]
-    if real:
-        what = f"it cites the documents it read: {', '.join(real)}"
-    elif not required:
-        what = "answered without citing a document it read (require_sources is off)"
-    else:
-        what = "it cites no document it read"
-    passed = bool(real) or not required
+    if not real and not required:
+        return []
+    what = f"it cites the documents it read: {', '.join(real)}" if real else "it cites none"
     return [
-        CheckVerdict(kind="sources", what=what, candidate=task_id, passed=passed, independent=True)
+        CheckVerdict(
+            kind="sources", what=what, candidate=task_id, passed=bool(real), independent=True
+        )
     ]
 
 
@@ -154,7 +152,7 @@ class Researcher(WorkerRole[ResearcherSettings]):
             msg = f"the researcher kept asking questions instead of answering ({consults} asked)"
             raise TaskFailed(msg)
         given = answer.outputs
-        required = bool(self.settings.require_sources)
+        required = self.settings.require_sources
         return TaskResult(
             task_id=task.id,
             role=self.name,

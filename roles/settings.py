@@ -25,6 +25,7 @@ __all__ = [
     "SpecialistSettings",
     "StrictModel",
     "StructuredMode",
+    "VerifierSettings",
 ]
 
 StructuredMode = Literal["json_schema", "json_object", "ollama", "vllm", "prompt"]
@@ -81,10 +82,10 @@ class ManagerSettings(RoleSettings):
     """A task with no result after this long is failed."""
     budget_grace_s: float = Field(default=5.0, ge=0)
     """When a budget is reached, how long tasks in flight may still report (they cannot spend more)."""
-    goal_check: bool | None = None
+    goal_check: bool = True
     """Whether a plan of several tasks that gives an answer also gets a coder task that
-    answers the whole goal on its own; the answer is verified only when the two agree.
-    Default: on when the coder's model is live, off for scripted answers."""
+    answers the whole goal on its own; the answer is verified only when the two agree
+    (scripted runs too: their script says what that task's program is)."""
 
 
 class PlannerSettings(RoleSettings):
@@ -94,13 +95,11 @@ class PlannerSettings(RoleSettings):
     """The most tasks a plan may have in the schema a live model is held to (the fewest
     that do the job; a small model asked for a graph otherwise splits a one-line goal)."""
     offer_researcher: bool | None = None
-    """Whether plans may give the researcher tasks. Default: for a live model, only when it
-    has something to read (documents or tools: with neither it can only guess); always
-    for scripted answers."""
-    one_task_first: bool | None = None
+    """Whether plans may give the researcher tasks. Default: only when it has something to
+    read (documents or tools: with neither it can only guess)."""
+    one_task_first: bool = True
     """When the coder can do tasks, the first plan is one coding task that answers the goal
-    as stated, with the goal's documents as files (no model call); replans ask the model. Default: on for a live model,
-    off for scripted answers."""
+    as stated, with the goal's documents as files (no model call); replans ask the model."""
 
 
 class ResearcherSettings(RoleSettings):
@@ -114,10 +113,9 @@ class ResearcherSettings(RoleSettings):
     """Document passages put into the prompt."""
     max_consults: int = Field(default=3, ge=0, le=50)
     """Questions the researcher may ask the planner per task."""
-    require_sources: bool | None = None
+    require_sources: bool = True
     """An answer counts as checked only when it cites documents it read; one that cites
-    none leaves the run ``unverified``. Default: on for live models, off for scripted
-    answers (their check then says that no document was required)."""
+    none leaves the run ``unverified`` (off: an uncited answer carries no check at all)."""
 
 
 class CoderSettings(RoleSettings):
@@ -130,19 +128,14 @@ class CoderSettings(RoleSettings):
     fresh_drafts: int = Field(default=3, ge=0, le=10)
     """For a goal whose answer is a function: fresh drafts after the first draft and its
     fixes failed the docstring's examples (each checked the same way)."""
-    function_tests: bool = True
-    """With ``cross_check``, for a goal whose answer is a function: the verifier writes tests
-    from the docstring alone, and drafts that pass its examples are chosen by them. On the 16
-    HumanEval problems outside the measured 40 where the loop ended a false success (1.5B):
-    6 right and 3 false successes with them, 4 and 6 without, at 2.6x the calls; on the 40:
-    31 right either way, 3 false successes against 1, 1.7x the calls."""
     function_candidates: int = Field(default=3, ge=1, le=4)
-    """With ``function_tests``: drafts passing the examples drawn at most; drawing stops
+    """With the verifier's ``function_tests``: drafts passing the examples drawn at most; drawing stops
     sooner once one passes every test or two return the same on every test."""
-    cross_check: bool | None = None
+    cross_check: bool = True
     """Check each task's outputs by a second program written independently (a third breaks
-    a tie); outputs no check confirmed leave the run ``unverified``. Default: on for live
-    models, off for scripted answers (their outputs are then checked only for being there)."""
+    a tie), and the answer by candidates the verifier's check selects among; outputs no
+    check confirmed leave the run ``unverified`` (off: one program, which checks nothing,
+    so a run it answers ends ``unverified``)."""
     candidates: int = Field(default=3, ge=1, le=4)
     """With ``cross_check``: candidate programs drawn for a task that gives the ``answer``,
     each asked another way; the largest group of agreeing values that passes the verifier's
@@ -150,11 +143,6 @@ class CoderSettings(RoleSettings):
     candidate_attempts: int = Field(default=2, ge=1, le=20)
     """Runs per candidate (the first try plus fixes): a candidate that keeps failing gives
     way to a fresh one rather than being repaired again."""
-    verify: bool = True
-    """With ``cross_check``: the verifier writes a check program from the goal alone, before
-    any candidate, and every candidate answer is run against it."""
-    verifier_instructions: str = ""
-    """The verifier's instructions in place of its built-in ones (as ``instructions``)."""
     solutions: int = Field(default=0, ge=0, le=5)
     """Verified solutions of similar goals (long-term memory) quoted as worked examples in a
     program's prompt; 0: none. Off by default: on the dev suite's val split (1.5B), memory
@@ -163,6 +151,25 @@ class CoderSettings(RoleSettings):
     """How alike a remembered goal must be to be recalled (shared content words, 0-1). On
     the dev suite's train goals, 17 of 80 had another of their kind at 0.25 or above and 2
     one of another kind."""
+
+
+class VerifierSettings(RoleSettings):
+    """The verifier judges answers, never writes them: what kind of value every right answer
+    gives, stated from the goal before any candidate exists, and tests of a function written
+    from its docstring alone. Its own model (``model``) may be another, say stronger, than
+    the solvers'; its calls are made where the candidates are (the coder's process) and
+    recorded beside the coder's, so replay serves them alike. ``instructions`` replace its
+    built-in ones (a prompt set's ``verifier``)."""
+
+    verify: bool = True
+    """With the coder's ``cross_check``: the verifier writes a check program from the goal
+    alone, before any candidate, and every candidate answer is run against it."""
+    function_tests: bool = True
+    """With the coder's ``cross_check``, for a goal whose answer is a function: the verifier
+    writes tests from the docstring alone, and drafts that pass its examples are chosen by
+    them. On the 16 HumanEval problems outside the measured 40 where the loop ended a false
+    success (1.5B): 6 right and 3 false successes with them, 4 and 6 without, at 2.6x the
+    calls; on the 40: 31 right either way, 3 false successes against 1, 1.7x the calls."""
 
 
 class CriticSettings(RoleSettings):

@@ -28,6 +28,7 @@ from roles.settings import (
     ResearcherSettings,
     RoleSettings,
     SpecialistSettings,
+    VerifierSettings,
 )
 from sandbox.settings import SandboxSettings
 from society.errors import ScenarioError, ScenarioIssue
@@ -69,6 +70,7 @@ class RolesSpec(_Strict):
     planner: PlannerSettings = PlannerSettings()
     researcher: ResearcherSettings = ResearcherSettings()
     coder: CoderSettings = CoderSettings()
+    verifier: VerifierSettings = VerifierSettings()
     critic: CriticSettings = CriticSettings()
     reflector: ReflectorSettings = ReflectorSettings()
     human: HumanSettings = HumanSettings()

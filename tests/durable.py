@@ -1,5 +1,7 @@
 """A scripted scenario slow enough to stop mid-run: a researcher's answer and a coder's
-program that take seconds, then a join (the resume and cluster tests stop it midway)."""
+program that take seconds, then a join (the resume and cluster tests stop it midway). Its
+script takes the live path: the second program of each computation, the verifier's
+statement, and the goal check's program."""
 
 from __future__ import annotations
 
@@ -11,13 +13,18 @@ def durable(
     name: str, *, planner_s: float, researcher_s: float, sandbox_s: float, ack_wait_s: float = 30
 ) -> str:
     """The scenario: the planner answers after ``planner_s``, the researcher after
-    ``researcher_s``, and the coder's first program sleeps ``sandbox_s`` in the sandbox."""
+    ``researcher_s``, and the coder's first program sleeps ``sandbox_s`` in the sandbox.
+    The planner is asked (``one_task_first`` off) for a plan of three tasks, so the goal
+    check is added; the researcher is offered though it has nothing to read."""
     return f"""
 name: {name}
 goal:
   text: Find a fact about n and compute n squared slowly, then combine them.
   inputs: {{n: 7}}
 models: {{default: {{provider: scripted}}}}
+roles:
+  planner: {{one_task_first: false, offer_researcher: true}}
+  researcher: {{require_sources: false}}  # nothing to read: the fact is scripted
 delivery: {{ack_wait_s: {ack_wait_s}}}
 sandbox: {{timeout_s: 90, pool_size: 1}}
 budgets: {{wall_s: 600}}
@@ -36,7 +43,32 @@ script:
         outputs: {{fact: "seven is prime"}}
         summary: A fact about seven.
   coder:
-    - match: n squared slowly
+    - match: Answer the overall goal on your own
+      answer: |
+        ```python
+        import json
+        n = json.load(open("inputs.json"))["n"]
+        json.dump({{"independent_answer": f"{{n}} squared is {{n ** 2}}"}}, open("outputs.json", "w"))
+        ```
+    - match: (?s)Compute n squared slowly.*independent check of a teammate
+      answer: |
+        ```python
+        import json
+        values = json.load(open("inputs.json"))
+        square = sum(values["n"] for _ in range(values["n"]))
+        print(square)
+        ```
+    - match: (?s)Combine the fact.*independent check of a teammate
+      answer: |
+        ```python
+        import json
+        values = json.load(open("inputs.json"))
+        sentence = "; ".join([values["fact"], "its square is " + str(values["square"])])
+        json.dump({{"answer": sentence}}, open("outputs.json", "w"))
+        ```
+    - instructions: without seeing it
+      answer: {{kind: text, values_asked: 1}}
+    - match: Compute n squared slowly
       answer: |
         ```python
         import json, time

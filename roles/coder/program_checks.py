@@ -219,6 +219,11 @@ def _text(code: str) -> str | None:
 
 def same_program(a: str, b: str) -> bool:
     """Whether two programs are one computation: their code, comments and layout set aside,
-    is the same or nearly (`NEARLY_SAME`)."""
+    is the same or nearly (`NEARLY_SAME`). A program whose whole computation sits inside
+    what it prints or writes is compared whole with another such (both less `_io` are empty)."""
     ta, tb = _text(a), _text(b)
-    return ta is not None and tb is not None and fuzz.ratio(ta, tb) >= NEARLY_SAME
+    if ta is None or tb is None:
+        return False
+    if not ta and not tb:  # both compute only inside what they print or write
+        ta, tb = ast.unparse(ast.parse(a)), ast.unparse(ast.parse(b))
+    return fuzz.ratio(ta, tb) >= NEARLY_SAME

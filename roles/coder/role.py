@@ -22,6 +22,7 @@ from pydantic import JsonValue
 from bus import Envelope
 from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
 from bus.verdicts import CheckVerdict
+from roles.calls import ModelCalls
 from roles.coder import function_writer
 from roles.coder.input_notes import input_notes
 from roles.coder.instructions import DOCUMENT_CHARS, SYSTEM, WORKED_EXAMPLE
@@ -60,6 +61,20 @@ class Coder(WorkerRole[CoderSettings]):
         super().__init__(ctx)
         self._examples: dict[str, list[str]] = {}
         """Worked examples recalled for each task (its prompts quote them)."""
+        self.verifier = ctx.deps.verifier
+        """The verifier's settings: the checks this role runs are the verifier's."""
+        self.judge = self.calls
+        """The verifier's model calls (its own model, when the scenario gives it one)."""
+        if ctx.deps.judge is not None:
+            self.judge = ModelCalls(
+                self.name,
+                ctx.deps.judge,
+                ctx.deps.guard,
+                self.send,
+                prompts=ctx.deps.prompts,
+                checkpoint=self.checkpoint,
+                max_parse_tries=self.verifier.max_parse_tries,
+            )
 
     @property
     def runner(self) -> CodeRunner:
@@ -79,19 +94,11 @@ class Coder(WorkerRole[CoderSettings]):
         return await strategy.answer(self, env, assignment)
 
     async def _once(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
-        """One program that runs and writes every output, and no second computation (with
-        ``cross_check`` off: scripted answers, until they take the live path)."""
+        """One program that runs and writes every output, and no check of its values (with
+        ``cross_check`` off): a program that merely ran checks nothing, so the result carries
+        no verdict and a run it answers ends ``unverified``."""
         first = await self._solve(env, assignment, self.prompt(assignment))
-        held = CheckVerdict(
-            kind="ran",
-            what="the program ran and wrote every output (no second computation: "
-            "cross_check is off)",
-            candidate=first.exec_id,
-            passed=True,
-            independent=True,
-            evidence=[first.exec_id],
-        )
-        return self._done(assignment, first, verdicts=[held])
+        return self._done(assignment, first, note="no second computation (cross_check is off)")
 
     async def _voted(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """Outputs other than the answer: checked by a second program written independently,
@@ -120,7 +127,7 @@ class Coder(WorkerRole[CoderSettings]):
         grouped and selected (`roles.coder.select`)."""
         task = assignment.task
         judge: Callable[[list[str]], Awaitable[Judged]] | None = None
-        if self.settings.verify:
+        if self.verifier.verify:
             check = await self._verifier_check(env, assignment)
 
             async def judge_(answers: list[str]) -> Judged:
@@ -160,10 +167,10 @@ class Coder(WorkerRole[CoderSettings]):
             assignment.goal,
             assignment.inputs,
             list(self.documents),
-            self.settings.verifier_instructions or None,
+            self.verifier.instructions or None,
         )
         try:
-            spec = await self.calls.structured(
+            spec = await self.judge.structured(
                 request, AnswerSpec, what="answer spec", parent=env, task_id=assignment.task.id
             )
         except (ModelAnswerError, TaskFailed) as exc:
@@ -273,12 +280,12 @@ class Coder(WorkerRole[CoderSettings]):
                 SystemMessage(content=function_tests.SYSTEM),
                 UserMessage(content=function_tests.request(deliverable, examples), source="coder"),
             ]
-            reply = await self.calls.call(messages, parent=env, task_id=task.id)
+            reply = await self.judge.call(messages, parent=env, task_id=task.id)
             found = function_tests.tests_in(reply.text, deliverable.function, examples)
             self.log.info("verifier tests", task=task.id, tests=len(found))
             return found
 
-        checked = bool(self.settings.cross_check and self.settings.function_tests)
+        checked = bool(self.settings.cross_check and self.verifier.function_tests)
         written = await function_writer.write(
             deliverable,
             examples,

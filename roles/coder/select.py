@@ -102,6 +102,7 @@ async def select(
     Raises `TaskFailed` when no candidate ran."""
     cands: list[Solved] = []
     failures: list[str] = []
+    last: TaskFailed | None = None
     judged: Judged | None = None
     drawn = 0
     for note in VARIANTS[: max(1, most)]:
@@ -110,6 +111,7 @@ async def select(
             cands.append(await draw(note))
         except TaskFailed as exc:
             failures.append(str(exc))
+            last = exc
             continue
         groups = groups_of(cands, quoted)
         if max(g.agreeing for g in groups) < 2:
@@ -118,8 +120,8 @@ async def select(
         best = _best(groups, judged)
         if best.agreeing >= 2 and (judged is None or _passed(judged, groups.index(best))):
             break
-    if not cands:
-        raise TaskFailed(failures[-1] if failures else "no candidate program ran")
+    if not cands:  # the last failure as it was: a model outage stays one (its cause)
+        raise last if last is not None else TaskFailed("no candidate program ran")
     groups = groups_of(cands, quoted)
     if judge is not None and (judged is None or len(judged.outcomes) != len(groups)):
         judged = await judge([_answer(g.kept, output) for g in groups])

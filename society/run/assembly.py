@@ -136,8 +136,16 @@ def build_role(
     settings = role.settings
     if concurrency is not None:
         settings = settings.model_copy(update={"concurrency": concurrency})
+    verifier = scenario.roles.verifier
+    judged_here = name == "coder"  # the verifier's checks run where the candidates are
     deps = RoleDeps(
         model=factory.build(settings.model, name) if needs_model(name, scenario) else None,
+        verifier=verifier,
+        judge=(  # recorded in the coder's lane, so replay serves it alike
+            factory.build(verifier.model, name)
+            if judged_here and verifier.model != settings.model
+            else None
+        ),
         guard=shared.guard,
         memory=shared.memory,
         recall=scenario.roles.reflector.recall,

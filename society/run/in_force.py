@@ -11,47 +11,18 @@ from society.scenario import Scenario
 __all__ = ["checks_line", "in_force"]
 
 
-def _live(scenario: Scenario, model: str) -> bool:
-    """Whether ``model`` is a live model (not scripted answers)."""
-    return model in scenario.models and scenario.models[model].provider != "scripted"
-
-
 def in_force(scenario: Scenario) -> Scenario:
-    """``scenario`` with every run-dependent role setting resolved (idempotent): checks that
-    cost model calls or need documents are on for live models; the researcher is offered when
-    it has something to read (documents or tools), or its answers are scripted."""
+    """``scenario`` with every run-dependent role setting resolved (idempotent). A setting
+    never depends on whether the model is live or scripted (one society: a scripted run
+    takes the live path, its script says what every call answers); the researcher is
+    offered to the planner when it has something to read (documents or tools)."""
     roles = scenario.roles
-    coder, researcher = roles.coder, roles.researcher
-    planner, manager = roles.planner, roles.manager
-    readable = bool(researcher.corpus or researcher.tools)
-    resolved = {
-        "coder": coder.model_copy(
-            update={"cross_check": _pick(coder.cross_check, _live(scenario, coder.model))}
-        ),
-        "researcher": researcher.model_copy(
-            update={
-                "require_sources": _pick(
-                    researcher.require_sources, _live(scenario, researcher.model)
-                )
-            }
-        ),
-        "planner": planner.model_copy(
-            update={
-                "offer_researcher": _pick(
-                    planner.offer_researcher, readable or not _live(scenario, planner.model)
-                ),
-                "one_task_first": _pick(planner.one_task_first, _live(scenario, planner.model)),
-            }
-        ),
-        "manager": manager.model_copy(
-            update={"goal_check": _pick(manager.goal_check, _live(scenario, coder.model))}
-        ),
-    }
-    return scenario.model_copy(update={"roles": roles.model_copy(update=resolved)})
-
-
-def _pick(given: bool | None, default: bool) -> bool:
-    return default if given is None else given
+    planner, researcher = roles.planner, roles.researcher
+    offered = planner.offer_researcher
+    if offered is None:
+        offered = bool(researcher.corpus or researcher.tools)
+    resolved = planner.model_copy(update={"offer_researcher": offered})
+    return scenario.model_copy(update={"roles": roles.model_copy(update={"planner": resolved})})
 
 
 def checks_line(scenario: Scenario) -> str:

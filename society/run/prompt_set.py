@@ -127,13 +127,13 @@ def load_prompt_set(path: Path) -> PromptSet:
 def applied(scenario: Scenario, prompts: PromptSet) -> Scenario:
     """``scenario`` with the set's instructions in its roles' settings and its id recorded."""
     roles = scenario.roles
-    planner, coder = roles.planner, roles.coder
+    planner, coder, verifier = roles.planner, roles.coder, roles.verifier
     given = prompts.instructions
     if "planner" in given:
         planner = planner.model_copy(update={"instructions": given["planner"]})
     if "coder" in given:
         coder = coder.model_copy(update={"instructions": given["coder"]})
     if "verifier" in given:
-        coder = coder.model_copy(update={"verifier_instructions": given["verifier"]})
-    roles = roles.model_copy(update={"planner": planner, "coder": coder})
+        verifier = verifier.model_copy(update={"instructions": given["verifier"]})
+    roles = roles.model_copy(update={"planner": planner, "coder": coder, "verifier": verifier})
     return scenario.model_copy(update={"roles": roles, "prompt_set": prompts.with_id().id})

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from bus.logfile import read_jsonl
 from bus.payloads import Answer, Control, Final
@@ -25,6 +26,22 @@ def logged(run_dir: Path, kind: str) -> list[object]:
     return [
         r.envelope.payload for r in read.records if r.envelope and r.envelope.payload.type == kind
     ]
+
+
+def aborted_scenario() -> str:
+    """`SLOW` with the settings this test needs stated: the researcher's step first (its
+    results are what an abort keeps), so the team's plan, not one coding task, with the
+    researcher offered though it has nothing to read; no goal check (one more coder task
+    would contend for the one sandbox). The coder takes the live path: the verifier states
+    the kind of value first, then the first candidate sleeps."""
+    doc = yaml.safe_load(SLOW)
+    doc["roles"] = {
+        "planner": {"one_task_first": False, "offer_researcher": True},
+        "manager": {"goal_check": False},
+    }
+    statement = {"instructions": "without seeing it", "answer": {"kind": "count"}}
+    doc["script"]["coder"].insert(0, statement)
+    return yaml.safe_dump(doc, sort_keys=False)
 
 
 async def attach_fails(*args: str) -> tuple[int, str, float]:
@@ -74,7 +91,7 @@ async def test_abort_from_an_attached_person_ends_the_run_cleanly(
     tmp_path: Path, procs: list[Proc]
 ) -> None:
     scenario = tmp_path / "aborted.yaml"
-    scenario.write_text(SLOW)
+    scenario.write_text(aborted_scenario())
     runs, run_id = tmp_path / "runs", f"aborted-{time.time_ns()}"
     procs.append(
         await Proc.start(
@@ -115,12 +132,16 @@ goal: {text: Explain what a prime number is.}
 models: {default: {provider: scripted}}
 roles:
   human: {plan_approval: true, timeout_s: 100}
+  planner: {one_task_first: false}  # the plan to approve is the researcher's step
+  researcher: {corpus: [primes.md]}
 script:
   planner:
     - answer: {success_criteria: [a prime is defined], tasks: [{id: define, role: researcher, description: Define a prime number., outputs: [answer]}]}
   researcher:
-    - answer: {outputs: {answer: "A whole number above 1 divisible only by 1 and itself."}}
+    - answer: {outputs: {answer: "A whole number above 1 divisible only by 1 and itself."}, sources: [primes.md]}
 """
+PRIMES = "A prime number is a whole number above 1 whose only divisors are 1 and itself.\n"
+"""The document the researcher reads and cites (its answer is checked by its sources)."""
 
 
 @pytest.mark.docker
@@ -129,6 +150,7 @@ async def test_run_with_human_makes_this_terminal_the_human(
 ) -> None:
     scenario = tmp_path / "approve_here.yaml"
     scenario.write_text(APPROVE_HERE)
+    (tmp_path / "primes.md").write_text(PRIMES)
     runs, run_id = tmp_path / "runs", f"here-{time.time_ns()}"
     procs.append(
         await Proc.start(

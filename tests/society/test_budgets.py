@@ -24,6 +24,11 @@ models:
     provider: scripted
     price: {{input: 1000.0, output: 1000.0}}
 budgets: {budgets}
+# the budgets are the point: the planner is asked for its plan of three research steps
+# (the researcher is offered though it has nothing to read), with no goal check added
+roles:
+  planner: {{one_task_first: false, offer_researcher: true}}
+  manager: {{goal_check: false}}
 {extra}
 script:
   planner:

@@ -91,6 +91,9 @@ goal:
   text: Compute the factorial of the number given with the goal and explain what a factorial is.
   inputs: {n: 10}
 models: {default: {provider: scripted}}
+roles:  # the planner's answer is the point (it needs the lesson); the research is unchecked
+  planner: {one_task_first: false, offer_researcher: true}
+  researcher: {require_sources: false}
 script:
   planner:
     - match: "Lessons from earlier work:[\\\\s\\\\S]*same_error"
@@ -111,7 +114,11 @@ async def test_a_lesson_is_recalled_into_a_later_run(run_yaml: RunYaml, tmp_path
     # The second run's only planner answer matches a prompt that holds the lesson: it can
     # only succeed if the lesson was recalled into the planner's prompt.
     second = await run_yaml(RECALL, memory_dir=memory)
-    assert second.exit_code == 0, second.final
+    assert [d.accepted for d in payloads(second, "plan_decision")] == [True]
+    assert (
+        second.final is not None and second.final.answer == "10! = 3628800, the product of 1 to 10"
+    )
+    assert second.final.status == "unverified"  # an uncited answer carries no check
 
 
 async def test_without_the_memory_the_lesson_is_not_there(
@@ -131,6 +138,8 @@ goal:
 models: {default: {provider: scripted}}
 roles:
   critic: {every_results: 1, same_error_threshold: 2, repeat_threshold: 2}
+  planner: {one_task_first: false}
+  manager: {goal_check: false}
 sandbox: {timeout_s: 20, pool_size: 1}
 budgets: {wall_s: 120, replans: 0}
 script:
@@ -141,6 +150,21 @@ script:
           - {id: mean, role: coder, description: Compute the mean of numbers., inputs: [numbers], outputs: [mean]}
           - {id: say, role: coder, description: Say whether the mean is above 3., inputs: [mean], outputs: [answer], depends_on: [mean]}
   coder:
+    - instructions: without seeing it  # the verifier's statement for the answer
+      answer: {kind: text}
+    - match: '(?s)task \\(say\\).*independent check of a teammate'
+      answer: |
+        ```python
+        print(("yes: the mean %s is above 3: True" if mean > 3 else "no: %s, False") % mean)
+        ```
+    - match: '(?s)task \\(mean\\).*independent check of a teammate'
+      answer: |
+        ```python
+        total = 0
+        for x in numbers:
+            total += x
+        print(total / len(numbers))
+        ```
     - match: 'task \\(say\\)'
       answer: |
         ```python
@@ -174,7 +198,9 @@ async def test_a_coder_fixing_its_program_is_not_a_loop(run_yaml: RunYaml) -> No
     # bounded loop, not a loop of the run; the critic must not stop it (no replans left)
     outcome = await run_yaml(FIXED_ON_THE_THIRD_TRY)
     runs = payloads(outcome, "exec_result")
-    assert [r.exit_code for r in runs] == [1, 1, 0, 0]
+    # the mean: two fixes fail alike, the third works, a second program agrees; the answer:
+    # two candidates, and the verifier's check over them
+    assert [r.exit_code for r in runs] == [1, 1, 0, 0, 0, 0, 0]
     assert not [c for c in payloads(outcome, "critique") if c.verdict == "loop"]
     assert outcome.final is not None and outcome.final.status == "succeeded", outcome.final
     assert outcome.final.answer == "the mean 3.5 is above 3: True"

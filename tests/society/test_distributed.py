@@ -53,6 +53,9 @@ def run_external(
     path = text if isinstance(text, Path) else tmp_path / f"{run_id}.yaml"
     if isinstance(text, str):
         path.write_text(text)
+        corpus = tmp_path / "corpus"  # the documents an inline scenario's researcher reads
+        if not corpus.exists():
+            corpus.symlink_to(ROOT / "scenarios" / "corpus")
     scenario = load_scenario(path)
     opts = RunOptions(
         nats_url=url,
@@ -89,11 +92,13 @@ models: {default: {provider: scripted}}
 delivery: {ack_wait_s: 2}
 presence: {heartbeat_s: 0.5}
 sandbox: {timeout_s: 20, pool_size: 1}
-script:
-  planner:
-    - answer: {success_criteria: [counted], tasks: [{id: slow, role: coder, description: Count slowly to three., outputs: [answer]}]}
+script:  # the live path: the first plan is one coding task for the goal as stated
   coder:
-    - match: slowly
+    - instructions: without seeing it  # the verifier's statement, before any program
+      answer: {kind: text}
+    - match: independent check of a teammate  # the second candidate, its own computation
+      answer: "```python\\nwords = ['one', 'two', 'three']\\nprint(words[-1])\\n```"
+    - match: Your task  # a program (the verifier's prompt names only the goal)
       answer: "```python\\nimport time\\ntime.sleep(1.5)\\nprint('three')\\n```"
 """
 
@@ -129,7 +134,9 @@ async def test_a_coder_killed_mid_task_loses_nothing(
     assert results[0].sender == survivor.sender
     assert results[0].parent_id == assignment.id  # the same assignment, redelivered
     assert isinstance(results[0].payload, TaskResult) and results[0].payload.status == "done"
-    assert senders(outcome, "exec_request") == [holder.sender, survivor.sender]
+    # the holder's first candidate, then the survivor's whole task: two candidates and the
+    # verifier's check over them
+    assert senders(outcome, "exec_request") == [holder.sender] + [survivor.sender] * 3
     assert holder.proc.returncode == -9
 
 
@@ -139,19 +146,28 @@ goal: {text: "Compute a number, then explain it."}
 models: {default: {provider: scripted}}
 presence: {heartbeat_s: 0.5}
 sandbox: {timeout_s: 20, pool_size: 1}
+roles:
+  # A coder step, then a researcher step after it (the team's plan, no goal check task). The
+  # server is down from the coder's program until it stores its result: one program, as a
+  # second one would first ask the runner's budget over the bus. The researcher's answer,
+  # which cites its document, is the run's checked answer.
+  planner: {one_task_first: false}
+  manager: {goal_check: false}
+  coder: {cross_check: false}
+  researcher: {corpus: [corpus]}
 script:
   planner:
     - answer:
         success_criteria: [explained]
         tasks:
           - {id: compute, role: coder, description: Compute six times seven slowly., outputs: [product]}
-          - {id: explain, role: researcher, description: Explain the product., inputs: [product], outputs: [answer], depends_on: [compute]}
+          - {id: explain, role: researcher, description: Explain the product as a natural number with its divisors., inputs: [product], outputs: [answer], depends_on: [compute]}
   coder:
     - match: six times seven
       answer: "```python\\nimport time\\ntime.sleep(1.0)\\nprint(6 * 7)\\n```"
   researcher:
     - match: Explain
-      answer: {outputs: {answer: "42 is six times seven"}}
+      answer: {outputs: {answer: "42 is six times seven"}, sources: [primes.md]}
 """
 
 
@@ -246,6 +262,17 @@ async def test_a_coder_cannot_publish_a_plan_or_a_final(
     assert senders(outcome, "result") == ["coder/c"]  # its own subjects work
 
 
+def for_two_coders(tmp_path: Path) -> Path:
+    """The quickstart beside its documents. Each coder worker has its own copy of the script,
+    so every answer is matched by its task's own words (``Your task (count)``): a bare
+    ``sieve`` would also match the compare task, whose documents mention the sieve."""
+    text = (ROOT / "scenarios" / "quickstart.yaml").read_text()
+    path = tmp_path / "quickstart.yaml"
+    path.write_text(text)
+    (tmp_path / "corpus").symlink_to(ROOT / "scenarios" / "corpus")
+    return path
+
+
 @pytest.mark.usefixtures("sandbox_gc")
 async def test_workers_on_three_cluster_nodes_run_a_society_together(
     run_id: str, tmp_path: Path
@@ -267,7 +294,7 @@ async def test_workers_on_three_cluster_nodes_run_a_society_together(
             ("critic", "n2-critic", on(n2, "critic")),
             ("reflector", "n3-reflector", on(n3, "reflector")),
         ]
-        quickstart = ROOT / "scenarios" / "quickstart.yaml"
+        quickstart = for_two_coders(tmp_path)
         async with workers(specs, run_id=run_id, runs_dir=tmp_path / "w") as procs:
             for w in procs.values():  # each is attached to the node it was given
                 assert f":{w.url.rsplit(':', 1)[1]}" in await w.said("worker ready")
@@ -332,19 +359,22 @@ JOIN = """
 name: join
 goal: {text: Answer two questions and join the answers.}
 models: {default: {provider: scripted}}
-roles: {researcher: {concurrency: 2}}
+roles:  # the team's plan of three research tasks; the point is the join, not a goal check
+  planner: {one_task_first: false}
+  manager: {goal_check: false}
+  researcher: {concurrency: 2, corpus: [corpus]}
 script:
   planner:
     - answer:
         success_criteria: [joined]
         tasks:
-          - {id: quick, role: researcher, description: "Quick question?", outputs: [q]}
-          - {id: slow, role: researcher, description: "Slow question?", outputs: [s]}
-          - {id: join, role: researcher, description: Join both answers., inputs: [q, s], outputs: [answer], depends_on: [quick, slow]}
+          - {id: quick, role: researcher, description: "Quick question about primes?", outputs: [q]}
+          - {id: slow, role: researcher, description: "Slow question about primes?", outputs: [s]}
+          - {id: join, role: researcher, description: Join both answers about primes., inputs: [q, s], outputs: [answer], depends_on: [quick, slow]}
   researcher:
-    - {match: Quick question, answer: {outputs: {q: quick}}}
-    - {match: Slow question, delay_s: 1.0, answer: {outputs: {s: slow}}}
-    - {match: Join both, answer: {outputs: {answer: quick and slow}}}
+    - {match: Quick question, answer: {outputs: {q: quick}, sources: [primes.md]}}
+    - {match: Slow question, delay_s: 1.0, answer: {outputs: {s: slow}, sources: [primes.md]}}
+    - {match: Join both, answer: {outputs: {answer: quick and slow}, sources: [primes.md]}}
 """
 
 

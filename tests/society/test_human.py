@@ -41,6 +41,9 @@ goal: {text: Explain what a prime number is.}
 models: {default: {provider: scripted}}
 roles:
   human: {plan_approval: true, timeout_s: 100}
+  planner: {one_task_first: false}  # the people and the planner's plans are the point
+  researcher: {corpus: [corpus]}
+  manager: {goal_check: false}
 script:
   planner:
     - answer: {success_criteria: [a prime is defined], tasks: [{id: history, role: researcher, description: Tell the whole history of prime numbers since antiquity., outputs: [answer]}]}
@@ -48,7 +51,7 @@ script:
       answer: {success_criteria: [a prime is defined], tasks: [{id: define, role: researcher, description: Define a prime number in one sentence., outputs: [answer]}]}
   researcher:
     - match: "bob says: Mention Euclid"
-      answer: {outputs: {answer: "A prime is a whole number above 1 whose only divisors are 1 and itself; Euclid proved there are infinitely many."}}
+      answer: {outputs: {answer: "A prime is a whole number above 1 whose only divisors are 1 and itself; Euclid proved there are infinitely many."}, sources: [primes.md]}
 """
 
 
@@ -120,6 +123,9 @@ goal: {text: Say which sieve finds primes.}
 models: {default: {provider: scripted}}
 roles:
   human: {plan_approval: true, questions: true, timeout_s: 0.3}
+  planner: {one_task_first: false}  # the people and the planner's plans are the point
+  researcher: {corpus: [corpus]}
+  manager: {goal_check: false}
 script:
   planner:
     - answer: {success_criteria: [a sieve is named], tasks: [{id: sieve, role: researcher, description: Say which sieve finds the primes up to a limit., outputs: [answer]}]}
@@ -127,7 +133,7 @@ script:
     - match: "Say which sieve"
       answer: {ask_human: "Should I name the sieve of Eratosthenes or of Atkin?"}
     - match: "Nobody answered in time: decide yourself"
-      answer: {outputs: {answer: "The sieve of Eratosthenes."}}
+      answer: {outputs: {answer: "The sieve of Eratosthenes."}, sources: [primes.md]}
 """
 
 
@@ -197,20 +203,23 @@ goal: {text: "Explain primes, then name a sieve."}
 models: {default: {provider: scripted}}
 roles:
   human: {questions: true, timeout_s: 100}
+  planner: {one_task_first: false}  # the people and the planner's plans are the point
+  researcher: {corpus: [corpus]}
+  manager: {goal_check: false}
 script:
   planner:
     - answer:
         success_criteria: [primes are explained, a sieve is named]
         tasks:
           - {id: explain, role: researcher, description: Explain what a prime number is., outputs: [meaning]}
-          - {id: sieve, role: researcher, description: Name a sieve that finds primes., inputs: [meaning], outputs: [answer], depends_on: [explain]}
+          - {id: sieve, role: researcher, description: Name a sieve that finds prime numbers., inputs: [meaning], outputs: [answer], depends_on: [explain]}
   researcher:
     - match: "Explain what a prime"
       answer: {outputs: {meaning: "a number above 1 divisible only by 1 and itself"}}
     - match: "Name a sieve"
       answer: {ask_human: "Eratosthenes or Atkin?"}
     - match: "answered: Atkin please"
-      answer: {outputs: {answer: "The sieve of Atkin."}}
+      answer: {outputs: {answer: "The sieve of Atkin."}, sources: [primes.md]}
 """
 
 

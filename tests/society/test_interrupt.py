@@ -14,9 +14,37 @@ from bus.logfile import read_jsonl
 from bus.payloads import Final
 from tests.proc import alive
 
-from .humans import ROOT, SLOW, Proc
+from .humans import ROOT, Proc
 
 pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(180)]
+
+
+SLOW = """
+name: slow
+goal: {text: Explain what a factorial is and compute a big one.}
+models: {default: {provider: scripted}}
+sandbox: {timeout_s: 120, pool_size: 1}
+budgets: {wall_s: 120}
+roles:  # the team's plan, so that its coding task (crunch) is the one a SIGTERM stops
+  planner: {one_task_first: false}
+  manager: {goal_check: false}  # no second program busy beside it
+  researcher: {corpus: [corpus]}
+script:
+  planner:
+    - answer:
+        success_criteria: [a factorial is explained and computed]
+        tasks:
+          - {id: explain, role: researcher, description: "Explain what a factorial is, as a product of natural numbers.", outputs: [meaning]}
+          - {id: crunch, role: coder, description: Compute the factorial of a million., inputs: [meaning], outputs: [answer], depends_on: [explain]}
+  researcher:
+    - answer: {outputs: {meaning: "n! is the product of the whole numbers from 1 to n"}, sources: [primes.md]}
+  coder:
+    - instructions: without seeing it  # the verifier's statement, before any program
+      answer: {kind: count}
+    - match: Your task  # the first candidate sleeps: the task is busy until it is stopped
+      answer: "```python\\nimport time\\ntime.sleep(100)\\n```"
+"""
+"""A run whose coder sleeps 100 s, on the live path: busy until it is stopped."""
 
 
 PHASES = [
@@ -35,6 +63,7 @@ async def test_sigterm_at_any_phase_leaves_the_whole_log_and_a_summary(
     if name == "slow":
         scenario = tmp_path / "slow.yaml"
         scenario.write_text(SLOW)
+        (tmp_path / "corpus").symlink_to(ROOT / "scenarios" / "corpus")
     else:
         scenario = ROOT / "scenarios" / "quickstart.yaml"
     runs, run_id = tmp_path / "runs", f"{name}-{time.time_ns()}"

@@ -15,6 +15,7 @@ from bus.payloads import Answer, Control, Final, Lesson, Question, Rating
 from roles.settings import HumanSettings
 from tests.proc import alive
 
+from .conftest import ROOT
 from .humans import Proc
 
 pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(400)]
@@ -25,12 +26,22 @@ goal: {text: Explain what a prime number is.}
 models: {default: {provider: scripted}}
 roles:
   human: {plan_approval: true, timeout_s: 86400, park_after_s: 8}  # the resumed run must see pat first, even on a loaded machine
+  planner: {one_task_first: false}  # a plan of one research task, for the person to approve
+  researcher: {corpus: [corpus]}
 script:
   planner:
     - answer: {success_criteria: [a prime is defined], tasks: [{id: define, role: researcher, description: Define a prime number., outputs: [answer]}]}
   researcher:
-    - answer: {outputs: {answer: "A whole number above 1 divisible only by 1 and itself."}}
+    - answer: {outputs: {answer: "A whole number above 1 divisible only by 1 and itself."}, sources: [primes.md]}
 """
+
+
+def _written(tmp_path: Path, name: str, text: str) -> Path:
+    """The scenario in ``tmp_path``, beside the documents its researcher reads (and cites)."""
+    (tmp_path / "corpus").symlink_to(ROOT / "scenarios" / "corpus")
+    scenario = tmp_path / name
+    scenario.write_text(text)
+    return scenario
 
 
 def _payloads(run_dir: Path) -> list[object]:
@@ -40,8 +51,7 @@ def _payloads(run_dir: Path) -> list[object]:
 
 
 async def test_a_parked_question_is_answered_after_the_run_is_resumed(tmp_path: Path) -> None:
-    scenario = tmp_path / "parks.yaml"
-    scenario.write_text(PARKS)
+    scenario = _written(tmp_path, "parks.yaml", PARKS)
     runs, run_id = tmp_path / "runs", f"parks-{time.time_ns()}"
     run_dir = runs / run_id
     where = ("--runs-dir", str(runs))
@@ -84,17 +94,18 @@ goal: {text: Explain what a prime number is.}
 models: {default: {provider: scripted}}
 roles:
   human: {rating_window_s: 120}
+  planner: {one_task_first: false}  # a plan of one research task, whose result is rated
+  researcher: {corpus: [corpus]}
 script:
   planner:
     - answer: {success_criteria: [a prime is defined], tasks: [{id: define, role: researcher, description: Define a prime number., outputs: [answer]}]}
   researcher:
-    - answer: {outputs: {answer: "A whole number above 1 divisible only by 1 and itself."}}
+    - answer: {outputs: {answer: "A whole number above 1 divisible only by 1 and itself."}, sources: [primes.md]}
 """
 
 
 async def test_a_rating_after_the_final_is_kept_within_its_window(tmp_path: Path) -> None:
-    scenario = tmp_path / "rated.yaml"
-    scenario.write_text(RATED)
+    scenario = _written(tmp_path, "rated.yaml", RATED)
     runs, run_id = tmp_path / "runs", f"rated-{time.time_ns()}"
     args = ("--runs-dir", str(runs), "--run-id", run_id, "--human", "--name", "pat")
     run = await Proc.start("run", str(scenario), *args, name="run")

@@ -23,7 +23,13 @@ name: learns
 goal: {{text: {GOAL}}}
 models: {{default: {{provider: scripted}}}}
 budgets: {{replans: 0}}
-roles: {{critic: {{drift_threshold: 0}}, researcher: {{max_parse_tries: 1}}}}
+roles:
+  critic: {{drift_threshold: 0}}
+  researcher: {{max_parse_tries: 1, corpus: [corpus]}}
+  # the researchers' plan, as it is (a first plan of one program, or a goal check, would
+  # put the coder's work in the run: this run is about what the researchers' work teaches)
+  planner: {{one_task_first: false}}
+  manager: {{goal_check: false}}
 script:
   planner:
     - answer:
@@ -33,7 +39,7 @@ script:
           - {{id: name, role: researcher, description: Name the largest prime below 100., outputs: [answer], depends_on: [check]}}
   researcher:
     - match: 'Attempt 1 failed: model call failed'
-      answer: {{outputs: {{verdict: "97 is prime"}}}}
+      answer: {{outputs: {{verdict: "97 is prime"}}, sources: [primes.md]}}
     - match: 'Your task \\(name\\)'
       answer: {{outputs: {{}}}}
     - match: 'Your task \\(name\\)'
@@ -43,6 +49,9 @@ RECALLS = f"""
 name: recalls
 goal: {{text: {GOAL}}}
 models: {{default: {{provider: scripted}}}}
+roles:
+  planner: {{one_task_first: false}}  # the planner plans (and recalls) for the first plan too
+  researcher: {{corpus: [corpus]}}
 script:
   planner:
     - answer:
@@ -50,7 +59,7 @@ script:
         tasks:
           - {{id: name, role: researcher, description: Name the largest prime below 100., outputs: [answer]}}
   researcher:
-    - answer: {{outputs: {{answer: "97"}}}}
+    - answer: {{outputs: {{answer: "97"}}, sources: [primes.md]}}  # cites what it read
 """
 
 
@@ -88,6 +97,7 @@ name: aborted
 goal: {{text: {GOAL}}}
 models: {{default: {{provider: scripted}}}}
 budgets: {{calls: 1}}
+roles: {{planner: {{one_task_first: false}}}}  # the planner's call spends the budget
 script:
   planner:
     - answer:

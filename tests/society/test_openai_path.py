@@ -34,7 +34,8 @@ def respond(body: dict[str, Any]) -> str:
     system = body["messages"][0]["content"]
     if "You are the planner" in system:
         return "Here is the plan:\n```json\n" + json.dumps(PLAN) + "\n```"
-    return json.dumps({"outputs": {"answer": "A prime has exactly two divisors."}})
+    answer = {"outputs": {"answer": "A prime has exactly two divisors."}, "sources": ["primes.md"]}
+    return json.dumps(answer)
 
 
 def scenario(url: str, extra: str = "") -> str:
@@ -50,9 +51,9 @@ models:
       api_key: ${{SOCIETY_TEST_KEY}}
       model_info: {{vision: false, function_calling: false, json_output: true, family: unknown, structured_output: false}}
     price: {{input: 1.0, output: 2.0}}
-# the fake server's research cites nothing, and its plan gives the researcher (which has no
-# documents) the task
-roles: {{researcher: {{require_sources: false}}, planner: {{offer_researcher: true}}}}
+# the fake server plans (also the first plan: the planner's model is asked) and its research
+# cites the document it read, so the researcher's answer is verified by its source
+roles: {{researcher: {{corpus: [corpus]}}, planner: {{one_task_first: false}}}}
 {extra}
 """
 

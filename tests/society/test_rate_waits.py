@@ -20,21 +20,23 @@ pytestmark = [pytest.mark.nats, pytest.mark.timeout(120)]
 
 LIMITED = """
 name: limited
-goal: {text: Find two facts at once.}
+goal: {text: Find two facts about primes at once.}
 models:
   default: {provider: scripted, rate_limit: {rpm: 30}}
 roles:
-  researcher: {concurrency: 2}
+  planner: {one_task_first: false}  # the planner is asked for the two research tasks
+  manager: {goal_check: false}  # the waits are the point: no coder task is added
+  researcher: {concurrency: 2, corpus: [corpus]}
 script:
   planner:
     - answer:
         success_criteria: [found]
         tasks:
-          - {id: one, role: researcher, description: Find fact one., outputs: [one]}
-          - {id: two, role: researcher, description: Find fact two., outputs: [two]}
-  researcher:
-    - {match: 'fact one', answer: {outputs: {one: "1"}}}
-    - {match: 'fact two', answer: {outputs: {two: "2"}}}
+          - {id: one, role: researcher, description: Find fact one about primes., outputs: [one]}
+          - {id: two, role: researcher, description: Find fact two about primes., outputs: [two]}
+  researcher:  # each cites the document it read
+    - {match: 'fact one', answer: {outputs: {one: "1"}, sources: [primes.md]}}
+    - {match: 'fact two', answer: {outputs: {two: "2"}, sources: [primes.md]}}
 """
 
 

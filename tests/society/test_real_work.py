@@ -64,10 +64,11 @@ def coded(*coder: tuple[str | None, str]) -> list[str]:
 def scenario(
     *coder: tuple[str | None, str], cross_check: bool = True, verifier: str = A_COUNT
 ) -> str:
-    """A one-task plan that names no input (the task still gets the goal's values) and the
-    coder's answers: (pattern or None, program); with ``cross_check``, first the verifier's
-    statement of what a right answer must be (a YAML mapping, or text that is none), the
-    first answer without a pattern, as the verifier is asked first."""
+    """A one-task plan that names no input (the task still gets the goal's values: the
+    planner is asked for it, ``one_task_first`` off) and the coder's answers: (pattern or
+    None, program); with ``cross_check``, first the verifier's statement of what a right
+    answer must be (a YAML mapping, or text that is none), the first answer without a
+    pattern, as the verifier is asked first."""
     answers = []
     if cross_check:
         if verifier == UNSTATED:
@@ -82,7 +83,9 @@ goal:
   text: How many days are there from the start date to the end date?
   inputs: {{start: "2024-03-14", end: "2025-01-27"}}
 models: {{default: {{provider: scripted}}}}
-roles: {{coder: {{cross_check: {str(cross_check).lower()}}}}}
+roles:
+  planner: {{one_task_first: false}}
+  coder: {{cross_check: {str(cross_check).lower()}}}
 sandbox: {{timeout_s: 20, pool_size: 1}}
 budgets: {{wall_s: 120, replans: 0}}
 script:
@@ -99,14 +102,15 @@ script:
 
 
 async def test_a_task_that_names_no_input_still_gets_the_goals_values(run_yaml: RunYaml) -> None:
-    outcome = await run_yaml(scenario((None, DAYS), cross_check=False))
+    # the live path: the verifier's statement, then two programs that agree on the values
+    outcome = await run_yaml(scenario(("independent check", DAYS_OTHER), (None, DAYS)))
     (assignment,) = [a for a in payloads(outcome, "task") if hasattr(a, "inputs")]
     assert assignment.task.inputs == []
     assert assignment.inputs == {"start": "2024-03-14", "end": "2025-01-27"}
     assert outcome.final is not None and outcome.final.answer == "319 days"
     assert outcome.final.status == "succeeded"
     assert outcome.final.verdict is not None and outcome.final.verdict.verified
-    assert "cross_check is off" in outcome.final.verdict.checks[0]
+    assert kinds(outcome.final) == {"agreement": True, "property": True}
 
 
 def kinds(final: Final) -> dict[str, bool]:
@@ -243,6 +247,7 @@ UNKNOWN_ROLE = """
 name: unknown_role
 goal: {text: Say hello., inputs: {name: Ada}}
 models: {default: {provider: scripted}}
+roles: {planner: {offer_researcher: true, one_task_first: false}}  # the planner is asked
 budgets: {wall_s: 120}
 script:
   planner:
@@ -316,7 +321,9 @@ NOTHING_TO_READ = """
 name: nothing_to_read
 goal: {text: Double n., inputs: {n: 21}}
 models: {default: {provider: scripted}}
-roles: {planner: {offer_researcher: false}, coder: {cross_check: false}}
+roles:
+  planner: {offer_researcher: false, one_task_first: false}  # the planner is asked
+  coder: {cross_check: false}  # the run ends unverified: its status is not the point
 sandbox: {timeout_s: 20, pool_size: 1}
 budgets: {wall_s: 120}
 script:
@@ -452,28 +459,44 @@ async def test_the_same_failing_program_again_is_not_run_and_the_task_is_asked_a
     assert "Double n." in afresh[-1]["content"] and "KeyError: 'm'" in afresh[-1]["content"]
 
 
-def two_tasks(check: str) -> str:
-    """A two-task plan whose answer is only passed on by its last task, with the manager's
-    goal check on; ``check`` is the program that answers the whole goal on its own."""
-    programs = {
-        "Count the days": DAYS.replace('"answer"', '"days"'),
-        "Say the days": 'import json\nd = json.load(open("inputs.json"))["days"]\n'
-        'json.dump({"answer": d}, open("outputs.json", "w"))',
-        "independent check of the team": check,
-    }
-    coder = "".join(
-        f"    - match: '{match}'\n      answer: |\n        ```python"
-        + "".join(f"\n        {line}" for line in program.strip().splitlines())
-        + "\n        ```\n"
-        for match, program in programs.items()
+SAY = """
+import json
+d = json.load(open("inputs.json"))["days"]
+json.dump({"answer": d}, open("outputs.json", "w"))
+"""
+SAY_OTHER = """
+import json
+values = json.load(open("inputs.json"))
+days = str(values["days"]).strip()
+json.dump({"answer": days}, open("outputs.json", "w"))
+"""
+"""A second program for the last task (it must compute something of its own: two programs
+that only load and write are one computation)."""
+
+
+def two_tasks(check: str, output: str = "answer") -> str:
+    """A two-task plan whose answer (``output``) is only passed on by its last task, with the
+    manager's goal check on; ``check`` is the program that answers the whole goal on its own.
+    The script takes the live path: each task's second program (its independent check) and,
+    for a task giving ``answer``, the verifier's statement before the candidates."""
+    count, count_other = (p.replace('"answer"', '"days"') for p in (DAYS, DAYS_OTHER))
+    say, say_other = (p.replace('"answer"', f'"{output}"') for p in (SAY, SAY_OTHER))
+    coder = coded(
+        ("(?s)Count the days.*independent check of a teammate", count_other),
+        ("Count the days", count),
+        ("(?s)Say the days.*independent check of a teammate", say_other),
+        ("Say the days", say),
+        ("independent check of the team", check),
     )
-    return f"""
+    verifier = f"    - instructions: without seeing it\n      answer: {A_COUNT}\n"
+    return (
+        f"""
 name: goal_checked
 goal:
   text: How many days are there from the start date to the end date?
   inputs: {{start: "2024-03-14", end: "2025-01-27"}}
 models: {{default: {{provider: scripted}}}}
-roles: {{manager: {{goal_check: true}}}}
+roles: {{manager: {{goal_check: true}}, planner: {{one_task_first: false}}}}
 sandbox: {{timeout_s: 20, pool_size: 1}}
 budgets: {{wall_s: 120, replans: 0}}
 script:
@@ -482,9 +505,12 @@ script:
         success_criteria: [the number of days is given]
         tasks:
           - {{id: count, role: coder, description: Count the days from start to end., outputs: [days]}}
-          - {{id: say, role: coder, description: Say the days., inputs: [days], outputs: [answer]}}
+          - {{id: say, role: coder, description: Say the days., inputs: [days], outputs: [{output}]}}
   coder:
-{coder}"""
+{verifier}"""
+        + "\n".join(coder)
+        + "\n"
+    )
 
 
 async def test_a_plan_of_several_tasks_is_verified_by_a_program_answering_the_whole_goal(
@@ -517,11 +543,7 @@ async def test_an_answer_the_whole_goal_program_disagrees_with_is_not_verified(
 async def test_a_plan_whose_last_output_is_not_named_answer_is_still_checked_as_a_whole(
     run_yaml: RunYaml,
 ) -> None:
-    text = two_tasks(WRONG.replace('"answer"', '"independent_answer"'))
-    text = text.replace("outputs: [answer]}", "outputs: [total_days]}").replace(
-        '"Say the days": ', '"Say the days": '
-    )
-    text = text.replace('json.dump({"answer": d}', 'json.dump({"total_days": d}')
+    text = two_tasks(WRONG.replace('"answer"', '"independent_answer"'), output="total_days")
     outcome = await run_yaml(text)
     final = outcome.final
     assert final is not None and final.answer == "total_days: 319 days", final
@@ -542,6 +564,16 @@ sandbox: {timeout_s: 20, pool_size: 1}
 budgets: {wall_s: 120, replans: 0}
 script:
   coder:
+    - instructions: without seeing it
+      answer: {kind: count, values_asked: 1}
+    - match: '(?s)Document primes.md.*independent check of a teammate'
+      answer: |
+        ```python
+        import re
+        sentence = open("primes.md").read().split("The first primes are")[1].split(".")[0]
+        values = [int(token) for token in re.findall(r"\\d+", sentence)]
+        print(sorted(values)[-1])
+        ```
     - match: 'Document primes.md'
       answer: |
         ```python
@@ -560,5 +592,8 @@ async def test_a_goal_with_documents_gives_the_program_the_documents(run_yaml: R
     assert final.answer == "13"
     (plan,) = payloads(outcome, "plan")
     assert [(t.id, t.role) for t in plan.tasks] == [("solve", "coder")]  # no model asked
-    (request,) = payloads(outcome, "exec_request")
-    assert "primes.md" in request.input_files
+    requests = payloads(outcome, "exec_request")
+    assert len(requests) == 3  # two candidates that agree, and the verifier's check
+    candidates = [r for r in requests if "candidates.json" not in r.input_files]
+    assert len(candidates) == 2
+    assert all("primes.md" in r.input_files for r in candidates)

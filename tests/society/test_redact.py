@@ -68,6 +68,7 @@ goal: {{text: Say hello.}}
 models:
   default: {{provider: scripted}}
   paid: {{provider: openai, config: {{model: gpt-4o, api_key: {SECRET}}}}}
+roles: {{planner: {{one_task_first: false, offer_researcher: true}}}}  # a research task
 script:
   planner:
     - answer: {{success_criteria: [hello said], tasks: [{{id: hi, role: researcher, description: Say hello., outputs: [answer]}}]}}
@@ -75,7 +76,9 @@ script:
     - answer: {{outputs: {{answer: hello}}}}
 """
     )
-    assert outcome.exit_code == 0
+    # the run ends (unverified, exit 1: its answer cites nothing, which is not the point)
+    assert outcome.final is not None and outcome.final.status == "unverified", outcome.final
+    assert outcome.exit_code == 1
     assert _files_holding(outcome.run_dir, SECRET) == []
     goal = json.loads((outcome.run_dir / "scenario.json").read_text())
     assert goal["models"]["paid"]["config"]["api_key"] == REDACTED

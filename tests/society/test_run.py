@@ -29,22 +29,26 @@ async def test_quickstart_runs_branches_in_parallel_in_docker(run_yaml: RunYaml)
     first_result = kinds.index("result")
     assert kinds[:first_result].count("task") == 2
     runs = payloads(outcome, "exec_result")
-    assert len(runs) == 2
+    # the live path: two programs for the count, two candidates and the verifier's check
+    # for the answer, and the goal check's program
+    assert len(runs) == 6
     assert all(isinstance(r, ExecResult) and r.exit_code == 0 for r in runs)
     report = outcome.run_dir / "artifacts" / "compare" / "report.md"
     assert "1229" in report.read_text()
     assert [a.name for a in outcome.final.artifacts] == ["report.md"]
     assert (outcome.run_dir / "summary.json").is_file()
     goal = payloads(outcome, "goal")[0]  # the log records the settings in force
-    assert goal.scenario["roles"]["coder"]["cross_check"] is False
-    assert goal.scenario["roles"]["manager"]["goal_check"] is False
+    assert goal.scenario["roles"]["coder"]["cross_check"] is True
+    assert goal.scenario["roles"]["manager"]["goal_check"] is True
+    assert goal.scenario["roles"]["planner"]["offer_researcher"] is True
 
 
 async def test_failing_code_is_fixed_on_retry(run_yaml: RunYaml) -> None:
     outcome = await run_yaml(ROOT / "scenarios" / "code_retry.yaml")
     assert outcome.exit_code == 0
     runs = payloads(outcome, "exec_result")
-    assert [r.exit_code for r in runs] == [1, 0]
+    # the typo, its fix, the second candidate, the verifier's check over both
+    assert [r.exit_code for r in runs] == [1, 0, 0, 0]
     assert "mediam" in runs[0].stderr
     assert outcome.final is not None
     assert outcome.final.answer == "mean 4.0000, median 4"
@@ -70,7 +74,7 @@ CYCLIC = """
 name: cyclic
 goal: {text: Do two things that need each other.}
 models: {default: {provider: scripted}}
-roles: {manager: {max_plan_tries: 2}}
+roles: {manager: {max_plan_tries: 2}, planner: {one_task_first: false}}
 script:
   planner:
     - answer: {success_criteria: [done], tasks: [{id: a, role: coder, description: first, depends_on: [b]}, {id: b, role: coder, description: second, depends_on: [a]}]}
@@ -95,7 +99,7 @@ NONSENSE = """
 name: nonsense
 goal: {text: Anything at all.}
 models: {default: {provider: scripted}}
-roles: {planner: {max_parse_tries: 2}}
+roles: {planner: {max_parse_tries: 2, one_task_first: false}}
 script:
   planner:
     - answer: "I think we should just wing it."
@@ -117,13 +121,14 @@ STRUCTURED_RETRY = """
 name: structured_retry
 goal: {text: Explain what a prime number is.}
 models: {default: {provider: scripted}}
+roles: {planner: {one_task_first: false}, researcher: {corpus: [corpus]}}
 script:
   planner:
     - answer: {success_criteria: [a definition is given], tasks: [{id: define, role: researcher, description: Explain what a prime number is., outputs: [answer]}]}
   researcher:
     - answer: "Primes are numbers divisible only by one and themselves."
     - answer: {outputs: {definition: "wrong key"}, summary: "oops"}
-    - answer: {outputs: {answer: "A prime is a natural number above 1 divisible only by 1 and itself."}}
+    - answer: {outputs: {answer: "A prime is a natural number above 1 divisible only by 1 and itself."}, sources: [primes.md]}
 """
 
 
@@ -147,8 +152,10 @@ name: replan_after_failure
 goal: {text: Compute the sum of the numbers and describe it.}
 models: {default: {provider: scripted}}
 roles:
-  manager: {max_task_retries: 0}
-  coder: {max_attempts: 2}
+  manager: {max_task_retries: 0, goal_check: false}
+  planner: {one_task_first: false}
+  researcher: {corpus: [corpus]}
+  coder: {max_attempts: 2, cross_check: false}  # its task fails either way
 budgets: {replans: 1}
 script:
   planner:
@@ -161,12 +168,12 @@ script:
       answer:
         success_criteria: [the sum is computed]
         tasks:
-          - {id: add_again, role: researcher, description: State the sum of the numbers one to ten., inputs: [meaning], outputs: [answer]}
+          - {id: add_again, role: researcher, description: State the sum of the natural numbers one to ten., inputs: [meaning], outputs: [answer]}
   researcher:
     - match: Describe what summing
       answer: {outputs: {meaning: "adding them all together"}}
     - match: State the sum
-      answer: {outputs: {answer: "The sum of 1..10 is 55."}}
+      answer: {outputs: {answer: "The sum of 1..10 is 55."}, sources: [primes.md]}
   coder:
     - answer: "```python\\nraise SystemExit('no luck')\\n```"
     - answer: "```python\\nraise SystemExit('still no luck')\\n```"
@@ -208,10 +215,12 @@ async def test_failure_with_no_replans_left_stops_with_the_reason(run_yaml: RunY
 async def test_every_model_call_is_recorded_with_its_answer(run_yaml: RunYaml) -> None:
     outcome = await run_yaml(ROOT / "scenarios" / "quickstart.yaml")
     usages: list[Usage] = [u for u in payloads(outcome, "usage") if u.kind == "model"]
-    assert len(usages) == 4
+    # planner, researcher, the verifier's statement, two programs for the count, two
+    # candidates for the answer, the goal check's program
+    assert len(usages) == 8
     assert all(u.fingerprint and u.answer and u.tokens_in > 0 for u in usages)
     sandbox = [u for u in payloads(outcome, "usage") if u.kind == "sandbox"]
-    assert len(sandbox) == 2
+    assert len(sandbox) == 6
     assert all(u.sandbox_s > 0 for u in sandbox)
 
 
@@ -219,7 +228,10 @@ PRIORITY = """
 name: priority
 goal: {text: Answer three questions about primes.}
 models: {default: {provider: scripted}}
-roles: {researcher: {concurrency: 1}}
+roles:  # the dispatch order is the point: no goal check task beside the three
+  researcher: {concurrency: 1, corpus: [corpus]}
+  planner: {one_task_first: false}
+  manager: {goal_check: false}
 script:
   planner:
     - answer:
@@ -229,9 +241,9 @@ script:
           - {id: high, role: researcher, description: "Is 2 a prime number?", outputs: [a2], value: 4, effort: 1}
           - {id: mid, role: researcher, description: "Is 9 a prime number?", outputs: [a3], value: 2, effort: 1}
   researcher:
-    - {match: "Is 1 ", answer: {outputs: {a1: "no"}}}
-    - {match: "Is 2 ", answer: {outputs: {a2: "yes"}}}
-    - {match: "Is 9 ", answer: {outputs: {a3: "no"}}}
+    - {match: "Is 1 ", answer: {outputs: {a1: "no"}, sources: [primes.md]}}
+    - {match: "Is 2 ", answer: {outputs: {a2: "yes"}, sources: [primes.md]}}
+    - {match: "Is 9 ", answer: {outputs: {a3: "no"}, sources: [primes.md]}}
 """
 
 
@@ -257,12 +269,14 @@ goal: {text: State one fact about the number seven.}
 models: {default: {provider: scripted}}
 roles:
   manager: {max_task_retries: 1}
+  planner: {one_task_first: false}
+  researcher: {corpus: [corpus]}
 script:
   planner:
-    - answer: {success_criteria: [a fact is stated], tasks: [{id: fact, role: researcher, description: State one fact about seven., outputs: [answer]}]}
+    - answer: {success_criteria: [a fact is stated], tasks: [{id: fact, role: researcher, description: State one fact about the prime number seven., outputs: [answer]}]}
   researcher:
     - match: 'Attempt 1 failed: the model'
-      answer: {outputs: {answer: "Seven is prime."}}
+      answer: {outputs: {answer: "Seven is prime."}, sources: [primes.md]}
     - answer: "no fact, just prose"
     - answer: "no fact, still prose"
     - answer: "no fact, prose again"
@@ -288,13 +302,15 @@ models:
   default: {provider: scripted}
 sandbox: {timeout_s: 20, pool_size: 1}
 budgets: {wall_s: 180, calls: 10}
-script:
-  planner:
-    - answer:
-        success_criteria: [the determinant is computed]
-        tasks:
-          - {id: det, role: coder, description: Compute the determinant of m., inputs: [m], outputs: [answer]}
+script:  # the first plan is one coding task for the goal, as in a live run
   coder:
+    - instructions: without seeing it  # the verifier's statement
+      answer: {kind: amount}
+    - match: independent check of a teammate  # the second candidate
+      answer: |
+        ```python
+        print(m[0][0] * m[1][1] - m[0][1] * m[1][0])
+        ```
     - answer: |
         ```python
         import sklearn
@@ -312,8 +328,8 @@ script:
 async def test_a_missing_module_is_fed_back_with_what_the_image_holds(run_yaml: RunYaml) -> None:
     outcome = await run_yaml(MISSING_MODULE)
     assert outcome.exit_code == 0, outcome.final
-    runs = payloads(outcome, "exec_result")
-    assert [r.exit_code for r in runs] == [1, 0]
+    runs = payloads(outcome, "exec_result")  # then the second candidate, the verifier's check
+    assert [r.exit_code for r in runs] == [1, 0, 0, 0]
     assert "No module named 'sklearn'" in runs[0].stderr
     assert outcome.final is not None and outcome.final.outputs == {"answer": 5.0}
     goal = payloads(outcome, "goal")[0]
@@ -321,3 +337,21 @@ async def test_a_missing_module_is_fed_back_with_what_the_image_holds(run_yaml: 
     asked = [p.read_text() for p in (outcome.run_dir / "prompts").iterdir()]
     told = "The sandbox has Python 3.11"
     assert any(told in text and "numpy" in text and "You are the coder" in text for text in asked)
+
+
+async def test_a_second_candidate_that_disagrees_leaves_the_run_unverified(
+    run_yaml: RunYaml,
+) -> None:
+    # the quickstart's script with its answer's second candidate computing another ratio:
+    # the path a live run takes, so the answer is not verified (and no third agrees)
+    text = (ROOT / "scenarios" / "quickstart.yaml").read_text()
+    disagreeing = text.replace(
+        "ratio = prime_count / estimate", "ratio = prime_count / estimate / 2"
+    )
+    assert disagreeing != text
+    outcome = await run_yaml(disagreeing)
+    assert outcome.exit_code == 1
+    assert outcome.final is not None and outcome.final.status == "unverified"
+    assert "no other candidate program gave these values" in outcome.final.reason
+    agreement = [v for v in outcome.final.verdict.verdicts if v.kind == "agreement"]
+    assert agreement and not agreement[0].passed

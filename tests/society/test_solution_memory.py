@@ -15,7 +15,7 @@ from society.eval.learned import GRADED, learn_solutions
 from society.eval.results import EvalResults, Record
 
 from .conftest import RunYaml, payloads
-from .test_real_work import DAYS, coded
+from .test_real_work import DAYS, DAYS_OTHER, coded
 
 pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(180)]
 
@@ -23,10 +23,23 @@ EXAMPLE = "A verified solution of a similar goal"
 PRIME = """
 print(max(n for n in range(2, 100) if all(n % d for d in range(2, n))))
 """
+PRIME_OTHER = """
+primes = [n for n in range(2, 100) if all(n % p for p in range(2, int(n ** 0.5) + 1))]
+print(primes[-1])
+"""
+
+
+SPEC = """
+    - instructions: without seeing it
+      answer: {kind: count}"""
+"""The verifier's statement, from the goal alone (asked before any program)."""
+CHECK = "independent check of a teammate"
+"""What the second program's request says."""
 
 
 def scenario(goal: str, inputs: str, *coder: tuple[str | None, str]) -> str:
-    """A one-task goal and the coder's answers: (pattern or None, program)."""
+    """A goal (its first plan: one program for it, no planner call) and the coder's answers:
+    the verifier's statement, then (pattern or None, program), the more specific first."""
     answers = coded(*coder)
     return (
         f"""
@@ -35,16 +48,11 @@ goal:
   text: {goal}
   inputs: {inputs}
 models: {{default: {{provider: scripted}}}}
-roles: {{coder: {{cross_check: false, solutions: 1}}}}
+roles: {{coder: {{solutions: 1}}}}
 sandbox: {{timeout_s: 20, pool_size: 1}}
 budgets: {{wall_s: 120, replans: 0}}
 script:
-  planner:
-    - answer:
-        success_criteria: [the answer is given]
-        tasks:
-          - {{id: solve, role: coder, description: Answer the goal., outputs: [answer]}}
-  coder:
+  coder:{SPEC}
 """
         + "\n".join(answers)
         + "\n"
@@ -68,17 +76,19 @@ async def test_a_verified_program_is_recalled_for_a_goal_like_it_and_not_for_ano
 ) -> None:
     memory_dir = tmp_path / "memory"
     dates = '{start: "2024-03-14", end: "2025-01-27"}'
-    first = await run_yaml(scenario(DAYS_GOAL, dates, (None, DAYS)), memory_dir=memory_dir)
+    days = ((CHECK, DAYS_OTHER), (None, DAYS))  # a second program agrees with the first
+    first = await run_yaml(scenario(DAYS_GOAL, dates, *days), memory_dir=memory_dir)
     assert first.final is not None and first.final.status == "succeeded", first.final
     [kept] = solutions(memory_dir)
     assert kept.startswith(f"Goal: {DAYS_GOAL}\nGiven values: start, end\n")
     assert 'date.fromisoformat(i["end"])' in kept and "society_prelude" not in kept
     assert not [r for r in payloads(first, "recall") if r.role == "coder"]
 
-    # a goal like it: the coder's only scripted answer needs the worked example in its prompt
+    # a goal like it: the coder's programs need the worked example in their prompts
     trip = '{start: "2025-06-01", end: "2025-06-15"}'
     like = tmp_path / "like.yaml"
-    like.write_text(scenario(LIKE_IT, trip, (EXAMPLE, DAYS)))
+    both = f"(?s)(?=.*{EXAMPLE})(?=.*{CHECK})"
+    like.write_text(scenario(LIKE_IT, trip, (both, DAYS_OTHER), (EXAMPLE, DAYS)))
     second = await run_yaml(like, memory_dir=memory_dir)
     assert second.final is not None and second.final.answer == "14 days", second.final
     [recall] = [r for r in payloads(second, "recall") if r.role == "coder"]
@@ -88,7 +98,9 @@ async def test_a_verified_program_is_recalled_for_a_goal_like_it_and_not_for_ano
     # relevance threshold, though BM25 finds it): given the example, the program prints 0
     unrelated = "Which prime below one hundred is the largest, and how many digits are there in it?"
     other = tmp_path / "other.yaml"
-    other.write_text(scenario(unrelated, "{}", (EXAMPLE, "print(0)"), (None, PRIME)))
+    other.write_text(
+        scenario(unrelated, "{}", (EXAMPLE, "print(0)"), (CHECK, PRIME_OTHER), (None, PRIME))
+    )
     third = await run_yaml(other, memory_dir=memory_dir)
     assert third.final is not None and third.final.answer == "97", third.final
     assert not [r for r in payloads(third, "recall") if r.role == "coder"]
@@ -98,7 +110,8 @@ async def test_an_evals_answers_become_solutions_only_when_the_graders_passed_th
     run_yaml: RunYaml, tmp_path: Path
 ) -> None:
     dates = '{start: "2024-03-14", end: "2025-01-27"}'
-    run = await run_yaml(scenario(DAYS_GOAL, dates, (None, DAYS)), memory_dir=tmp_path / "own")
+    days = scenario(DAYS_GOAL, dates, (CHECK, DAYS_OTHER), (None, DAYS))
+    run = await run_yaml(days, memory_dir=tmp_path / "own")
     assert run.log_path is not None
     folder = str(run.log_path.parent)
     base = {"kind": "dates", "arm": "society", "status": "succeeded", "folder": folder}

@@ -53,8 +53,8 @@ async def test_the_researcher_reads_a_page_with_mcp_fetch_and_the_rerun_is_ident
 ) -> None:
     monkeypatch.setenv("FACTS_URL", pages)
     outcome = await run_yaml(ROOT / "scenarios" / "tools.yaml")
-    assert outcome.exit_code == 0, outcome.final
     assert outcome.final is not None and outcome.final.answer is not None
+    assert outcome.final.status == "unverified"  # a fetched page is no counted source yet
     assert "Ilse Marrow" in outcome.final.answer and "41" in outcome.final.answer
     calls: list[ToolCall] = payloads(outcome, "tool_call")
     assert len(calls) == 1
@@ -85,8 +85,10 @@ tools:
     timeout_s: {timeout_s}
     max_result_chars: 1000
 roles:
+  planner: {{one_task_first: false}}
   researcher:
     tools: {tools}
+    require_sources: false  # the tools' bounds are the point, not the answer
 budgets: {{wall_s: 120, tool_calls: 10}}
 script:
   planner:
@@ -109,7 +111,7 @@ async def test_a_tool_that_errors_hangs_floods_or_is_forbidden_is_bounded(
         " {name: secret}]"
     )
     outcome = await run_yaml(misbehaving("[test.echo, test.fail, test.hang, test.big]", calls))
-    assert outcome.exit_code == 0, outcome.final
+    assert outcome.final is not None and outcome.final.status == "unverified", outcome.final
     by_tool = {c.tool: c for c in payloads(outcome, "tool_call")}
     assert by_tool["echo"].result == "echo: hi" and by_tool["echo"].error is None
     assert by_tool["fail"].error is not None and "broken on purpose" in by_tool["fail"].error

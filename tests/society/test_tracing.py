@@ -115,18 +115,22 @@ name: traced
 goal: {text: Find two facts.}
 models: {default: {provider: scripted}}
 presence: {heartbeat_s: 0.5}
+roles:  # the team's plan of two research steps, each a span of a worker, and no coder
+  planner: {one_task_first: false}
+  manager: {goal_check: false}
+  researcher: {corpus: [corpus]}
 script:
   planner:
     - answer:
         success_criteria: [found]
         tasks:
-          - {id: first, role: researcher, description: Find the first fact., outputs: [one]}
-          - {id: second, role: researcher, description: Find the second fact., outputs: [two], depends_on: [first]}
+          - {id: first, role: researcher, description: Find the first fact about primes., outputs: [one]}
+          - {id: second, role: researcher, description: Find the second fact about primes., outputs: [two], depends_on: [first]}
   researcher:
     - match: first fact
-      answer: {outputs: {one: "one"}}
+      answer: {outputs: {one: "one"}, sources: [primes.md]}
     - match: second fact
-      answer: {outputs: {two: "two"}}
+      answer: {outputs: {two: "two"}, sources: [primes.md]}
 """
 
 

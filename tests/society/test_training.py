@@ -31,24 +31,30 @@ pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(600)]
 
 RULE = "LEARNED-RULE"
 REMARK = "REMARK-add-them-do-not-subtract"
-PLAN = {
-    "success_criteria": ["the sum is given"],
-    "tasks": [
-        {"id": "add", "role": "coder", "description": "Compute the goal.", "outputs": ["answer"]}
-    ],
-}
+SPEC = {"instructions": "without seeing it", "answer": {"kind": "amount"}}
+"""The verifier's statement, from the goal alone (its instructions are not trained here)."""
+CHECK = "independent check of a teammate"
+"""What the second program's request says (the coder draws two programs that must agree)."""
 
 
 def program(expr: str) -> str:
-    return f"```python\nprint({expr})\n```"
+    return f"```python\ntotal = {expr}\nprint(total)\n```"
+
+
+def second(expr: str) -> str:
+    """Another computation of ``expr`` (not the same code): it agrees with `program`."""
+    return f"```python\nvalues = [{expr}]\nresult = 0\nfor v in values:\n    result += v\nprint(result)\n```"
 
 
 def script(with_rule: str, without: str, delay_s: float = 0.0) -> dict[str, Any]:
-    """The planner's one-task plan; the coder answers ``with_rule`` when its instructions
-    hold the rule, else ``without``."""
+    """The live path (the first plan is one program for the goal, no planner call): the
+    verifier's statement, then two programs that agree; the coder answers ``with_rule`` when
+    its instructions hold the rule, else ``without``."""
     return {
-        "planner": [{"answer": PLAN, "delay_s": delay_s}],
         "coder": [
+            {**SPEC, "delay_s": delay_s},
+            {"instructions": RULE, "match": CHECK, "answer": second(with_rule)},
+            {"match": CHECK, "answer": second(without)},
             {"instructions": RULE, "answer": program(with_rule)},
             {"answer": program(without)},
         ],
@@ -204,18 +210,7 @@ models: {{default: {{provider: scripted}}}}
 sandbox: {{timeout_s: 20, pool_size: 1}}
 budgets: {{wall_s: 60}}
 script:
-  planner:
-    - answer: {json.dumps(PLAN)}
-  coder:
-    - instructions: {RULE}
-      answer: |
-        ```python
-        print(a + b)
-        ```
-    - answer: |
-        ```python
-        print(a - b)
-        ```
+  coder: {json.dumps(script("a + b", "a - b")["coder"])}
 """
 
 

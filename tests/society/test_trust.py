@@ -36,6 +36,8 @@ models:
   default: {provider: scripted}
 roles:
   human: {plan_approval: true, questions: true, timeout_s: 600, approvers: [ada], stoppers: [ada]}
+  planner: {one_task_first: false}  # the plan the people decide on is the researcher's two steps
+  researcher: {corpus: [primes.md]}
 budgets: {wall_s: 900}
 script:
   planner:
@@ -46,12 +48,34 @@ script:
           - {id: sieve, role: researcher, description: Describe one sieve., inputs: [meaning], outputs: [answer], depends_on: [define]}
   researcher:
     - match: 'Your task \\(define\\)'
-      answer: {outputs: {meaning: "a whole number above 1 whose only divisors are 1 and itself"}}
+      answer: {outputs: {meaning: "a whole number above 1 whose only divisors are 1 and itself"}, sources: [primes.md]}
     - match: 'Your task \\(sieve\\)'
       answer: {ask_human: "Which sieve should I describe: Eratosthenes or Atkin?"}
     - match: 'answered: .*Atkin'
-      answer: {outputs: {answer: "The sieve of Atkin works modulo 60."}}
+      answer: {outputs: {answer: "The sieve of Atkin works modulo 60."}, sources: [primes.md]}
+  coder:
+    - match: Answer the overall goal on your own  # the goal check: its own answer, from the document
+      answer: |
+        ```python
+        import json
+        text = open("primes.md").read()
+        sieve = next(s for s in text.replace(";", ".").split(".") if "Atkin" in s).strip()
+        said = f"A prime is divisible only by itself and one; {sieve}."
+        json.dump({"independent_answer": said}, open("outputs.json", "w"))
+        ```
 """
+PRIMES = """A prime number is a whole number above 1 whose only divisors are 1 and itself.
+The sieve of Eratosthenes crosses out multiples; the sieve of Atkin works modulo 60.
+"""
+"""The document `GUARDED`'s researcher reads and cites (its answers are checked by sources)."""
+
+
+def write_guarded(folder: Path) -> Path:
+    """`GUARDED` and its document written into ``folder``; the scenario's path."""
+    (folder / "primes.md").write_text(PRIMES)
+    scenario = folder / "guarded.yaml"
+    scenario.write_text(GUARDED)
+    return scenario
 
 
 def login(url: str, creds: Path) -> ConnectOptions:
@@ -91,11 +115,11 @@ class Log:
             self._task.cancel()
 
 
+@pytest.mark.docker  # the goal check runs its program in the sandbox
 async def test_strangers_spoofers_and_people_without_the_power_change_nothing(
     tmp_path: Path, procs: list[Proc]
 ) -> None:
-    scenario = tmp_path / "guarded.yaml"
-    scenario.write_text(GUARDED)
+    scenario = write_guarded(tmp_path)
     runs, run_id = tmp_path / "runs", "guarded-1"
     run = await Proc.start("run", str(scenario), "--runs-dir", str(runs), "--run-id", run_id)
     procs.append(run)

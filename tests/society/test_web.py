@@ -169,6 +169,7 @@ HOSTILE = """
 name: hostile
 goal: {text: "Report <img src=x onerror=window.__pwned=1> as text."}
 models: {default: {provider: scripted}}
+roles: {planner: {one_task_first: false}}  # the planner's markup is shown too
 budgets: {wall_s: 120}
 script:
   planner:
@@ -177,6 +178,13 @@ script:
         tasks:
           - {id: show, role: coder, description: "Write <img src=x onerror=window.__pwned=3> down.", outputs: [answer]}
   coder:
+    - instructions: without seeing it  # the verifier's statement
+      answer: {kind: text}
+    - match: independent check of a teammate  # the second candidate
+      answer: |
+        ```python
+        print("<img src=x onerror=window.__pwned=" + str(5) + ">")
+        ```
     - answer: |
         ```python
         import json

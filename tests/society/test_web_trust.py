@@ -15,10 +15,10 @@ import pytest
 from bus.logfile import read_jsonl
 from bus.payloads import Answer, Chat, Control
 
-from .test_trust import GUARDED
+from .test_trust import write_guarded
 from .test_web import cli
 
-pytestmark = [pytest.mark.nats, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(240)]
 
 
 async def invite(runs: Path, run_id: str, name: str) -> dict[str, str]:
@@ -33,8 +33,7 @@ def read_credential(path: str) -> dict[str, str]:
 
 async def test_only_the_people_of_the_run_act_and_each_under_their_own_name(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
-    scenario = tmp_path / "guarded.yaml"
-    scenario.write_text(GUARDED)
+    scenario = write_guarded(tmp_path)
     async with cli("run", str(scenario), "--runs-dir", str(runs)) as run:
         attach = await run.line_with("take part: society attach ")
         run_id = attach.split("society attach ")[1].split()[0]

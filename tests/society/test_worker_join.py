@@ -28,9 +28,10 @@ name: slow_sandbox
 goal: {text: Write some code.}
 models: {default: {provider: scripted}}
 presence: {heartbeat_s: 0.2, wait_s: 30}
+# one program, no second computation: the fake sandbox below runs no check (the point is
+# when the coder joins), so the run ends unverified
+roles: {coder: {cross_check: false}}
 script:
-  planner:
-    - answer: {success_criteria: [coded], tasks: [{id: code, role: coder, description: Write it., outputs: [answer]}]}
   coder:
     - answer: "```python\\nprint(6 * 7)\\n```"
 """
@@ -87,7 +88,9 @@ async def test_a_coder_joins_while_its_sandbox_starts(
             assert up.sender == f"coder/{coder.instance}"
             runner.release.set()
             outcome = await asyncio.wait_for(run, 60)
-    assert outcome.final is not None and outcome.final.status == "succeeded"
+    # a program that merely ran checks nothing (cross_check is off): the run gives its answer
+    # and ends unverified; what this test is about is that the coder was there and waited
+    assert outcome.final is not None and outcome.final.status == "unverified"
     assert outcome.final.outputs == {"answer": 42}
     assert runner.executed == 1
     assert runner.closed  # leaving the run closed the sandbox it had started

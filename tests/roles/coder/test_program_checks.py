@@ -89,6 +89,15 @@ def test_nearly_the_same_code_is_one_computation() -> None:
     assert not same_program(printed, other)
 
 
+def test_programs_computing_inside_what_they_print_are_compared_whole() -> None:
+    det = (
+        'import json, numpy\nm = json.load(open("inputs.json"))["m"]\nprint(numpy.linalg.det(m))\n'
+    )
+    by_hand = "print(m[0][0] * m[1][1] - m[0][1] * m[1][0])\n"
+    assert not same_program(det, by_hand)  # both compute only inside their output
+    assert same_program(by_hand, "# the determinant\n" + by_hand)
+
+
 def test_the_same_code_differently_commented_is_one_program() -> None:
     spaced = "# check\nimport json\n\n\ncount = sum(all(n % d for d in range(2, int(n**0.5) + 1))"
     spaced += " for n in range(2, 10000))  # primes\n"

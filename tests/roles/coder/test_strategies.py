@@ -100,11 +100,14 @@ async def test_a_second_candidate_that_disagrees_leaves_it_unverified(tmp_path: 
     assert not verdict_of("25", ["solve"], {"solve": result.verdicts}).verified
 
 
-async def test_one_program_with_checks_off_is_run_once(tmp_path: Path) -> None:
+async def test_one_program_with_checks_off_gives_no_verdict(tmp_path: Path) -> None:
     role = coder([ScriptedAnswer(answer=fenced(SIEVE))], tmp_path, cross_check=False)
     result = await work(role, assignment(["answer"]))
-    assert result.outputs == {"answer": 25} and [v.kind for v in result.verdicts] == ["ran"]
+    assert result.outputs == {"answer": 25} and result.verdicts == []
     assert len(role.runner.executed) == 1  # type: ignore[attr-defined]
+    verdict = verdict_of("25", ["solve"], {"solve": result.verdicts})
+    assert not verdict.verified
+    assert "no check written without seeing the answer passed it" in verdict.checks
 
 
 def test_the_table_picks_each_tasks_strategy() -> None:

@@ -13,17 +13,25 @@ from society.eval.suite import Suite
 
 pytestmark = [pytest.mark.nats, pytest.mark.docker, pytest.mark.timeout(300)]
 
-PLAN = {
-    "success_criteria": ["the sum is computed"],
-    "tasks": [{"id": "add", "role": "coder", "description": "Add 1 and 1.", "outputs": ["answer"]}],
+SPEC = {"instructions": "without seeing it", "answer": {"kind": "count"}}
+"""The verifier's statement, from the goal alone: a count."""
+CODE = (
+    "```python\nimport json\ntotal = 1 + 1\n"
+    "json.dump({'answer': str(total)}, open('outputs.json', 'w'))\n```"
+)
+CHECK = {
+    "match": "independent check of a teammate",
+    "answer": "```python\nterms = [1, 1]\nprint(sum(terms))\n```",
 }
-CODE = "```python\nimport json\njson.dump({'answer': str(1 + 1)}, open('outputs.json', 'w'))\n```"
+"""The second program, its own computation, that agrees."""
 
 
 def suite(tmp_path: Path) -> Suite:
     (tmp_path / "notes.md").write_text("one plus one is two")
-    good = {"planner": [{"answer": PLAN}], "coder": [{"answer": CODE}]}
-    slow = {"planner": [{"answer": PLAN, "delay_s": 120}], "coder": [{"answer": CODE}]}
+    # the first plan is one program for the goal (no planner call): the script answers the
+    # live path, the verifier's statement and two programs that agree
+    good = {"coder": [SPEC, CHECK, {"answer": CODE}]}
+    slow = {"coder": [SPEC, CHECK, {"answer": CODE, "delay_s": 120}]}
     return Suite.model_validate(
         {
             "name": "edges",

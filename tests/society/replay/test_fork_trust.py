@@ -59,13 +59,12 @@ goal: {text: Say hello.}
 models: {default: {provider: scripted}}
 budgets: {wall_s: 120, calls: 10}
 script:
-  planner:
-    - answer:
-        success_criteria: [hello is said]
-        tasks:
-          - {id: hello, role: researcher, description: Say hello., outputs: [answer]}
-  researcher:
-    - answer: {outputs: {answer: hello}}
+  coder:  # the live path: one program for the goal, checked by the verifier and a second
+    - instructions: without seeing it
+      answer: {kind: text}
+    - match: independent check of a teammate
+      answer: "```python\\nwords = ['hello']\\nprint(' '.join(words))\\n```"
+    - answer: "```python\\ngreeting = 'hel' + 'lo'\\nprint(greeting)\\n```"
 """
 
 
@@ -140,7 +139,8 @@ def test_a_fork_of_a_strangers_bundle_runs_nothing_the_receiver_did_not_choose(
     sender.mkdir()
     (sender / "sent.yaml").write_text(sent(url))
     made = society("run", "sent.yaml", "--runs-dir", "runs", secret="senders-own", cwd=sender)
-    assert made.returncode == 0, made.stdout + made.stderr
+    # unverified (exit 1): the sender's research cites nothing; its status is not the point
+    assert made.returncode == 1 and "unverified" in made.stderr, made.stdout + made.stderr
     assert (sender / "marker").read_text() == "ran"  # on the sender's machine, by their choice
     assert any(s["auth"] == "Bearer senders-own" for s in seen)
     seen.clear()

@@ -47,6 +47,7 @@ def _example(path: Path, tmp_path: Path) -> Path:
     copy = tmp_path / "example" / path.name
     copy.parent.mkdir()
     copy.write_text(text.replace("timeout_s: 120", "timeout_s: 1"))
+    (copy.parent / "corpus").symlink_to(path.parent / "corpus")  # its documents beside it
     return copy
 
 
@@ -73,8 +74,10 @@ def _edit_first_code_answer(log: Path, out: Path) -> int:
     for i, line in enumerate(lines):
         data = json.loads(line)
         payload = data["envelope"]["payload"]
-        if payload["type"] == "usage" and data["envelope"]["sender"].startswith("coder"):
-            payload["answer"] = payload["answer"].replace("import json", "import json  # edited")
+        answer = payload.get("answer") or ""
+        sender = data["envelope"]["sender"]
+        if payload["type"] == "usage" and sender.startswith("coder") and "```python" in answer:
+            payload["answer"] = answer.replace("import json", "import json  # edited")
             lines[i] = json.dumps(data)
             edited_at = i
             break
