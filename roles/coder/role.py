@@ -10,20 +10,19 @@ serves back instead of running Docker.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from pydantic import JsonValue
 
 from bus import Envelope
-from bus.payloads import Artifact, ExecRequest, TaskAssignment, TaskResult, Usage
+from bus.payloads import ExecRequest, TaskAssignment, TaskResult, Usage
 from bus.verdicts import CheckVerdict
 from roles.calls import ModelCalls
 from roles.coder import function_writer
+from roles.coder.artifacts import save_artifacts
 from roles.coder.input_notes import input_notes
 from roles.coder.instructions import DOCUMENT_CHARS, SYSTEM, WORKED_EXAMPLE
 from roles.coder.missing_imports import with_imports
@@ -48,8 +47,6 @@ __all__ = ["STRATEGIES", "Coder", "Strategy", "strategy_for"]
 
 LOG_FILE_CAP = 256_000
 """Files larger than this (bytes) are kept as artifacts but not copied into the log."""
-
-RESERVED = frozenset({"inputs.json", "outputs.json"})
 
 
 class Coder(WorkerRole[CoderSettings]):
@@ -215,7 +212,7 @@ class Coder(WorkerRole[CoderSettings]):
             attempt=assignment.attempt,
             status="done",
             outputs=solved.outputs,
-            artifacts=self._save_artifacts(task.id, solved.files),
+            artifacts=save_artifacts(self.ctx.run_dir, task.id, solved.files),
             summary=f"{summary}; unchecked: {note}" if note else summary,
             verdicts=verdicts or [],
         )
@@ -329,24 +326,6 @@ class Coder(WorkerRole[CoderSettings]):
             Usage(kind="sandbox", sandbox_s=round(run.wall_s, 6)), parent=req_id, task_id=task_id
         )
         return run, result_id
-
-    def _save_artifacts(self, task_id: str, files: Mapping[str, bytes]) -> list[Artifact]:
-        folder = self.ctx.run_dir / "artifacts" / task_id
-        artifacts = []
-        for name, data in sorted(files.items()):
-            if name in RESERVED or "/" in name or name.startswith("."):
-                continue
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_bytes(data)
-            artifacts.append(
-                Artifact(
-                    name=name,
-                    path=str(Path("artifacts") / task_id / name),
-                    size=len(data),
-                    sha256=hashlib.sha256(data).hexdigest(),
-                )
-            )
-        return artifacts
 
     @property
     def documents(self) -> dict[str, str]:

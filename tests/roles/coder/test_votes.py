@@ -1,0 +1,60 @@
+"""The vote over a task's outputs, on fake programs (no Docker, no NATS, no model): a second
+program that agrees confirms the first; one that repeats the first's code confirms nothing
+and a third, written another way, is asked for; on a disagreement the third decides."""
+
+from __future__ import annotations
+
+from pydantic import JsonValue
+
+from roles.coder.votes import ANOTHER_WAY, CHECK_NOTE, Solved, voted
+
+
+def solved(value: JsonValue, code: str, exec_id: str) -> Solved:
+    return Solved({"count": value}, {}, exec_id, 1, code)
+
+
+FIRST = solved(25, "print(sum(1 for n in range(2, 100) if all(n % d for d in range(2, n))))", "e1")
+
+
+class Programs:
+    """The programs ``solve`` hands out in turn, and the notes it was told."""
+
+    def __init__(self, *given: Solved) -> None:
+        self.given = list(given)
+        self.notes: list[str] = []
+
+    async def __call__(self, note: str) -> Solved:
+        self.notes.append(note)
+        return self.given.pop(0)
+
+
+async def test_a_second_program_that_agrees_confirms_the_first() -> None:
+    other = solved(
+        25,
+        "c = 0\nfor n in range(2, 100):\n    c += all(n % d for d in range(2, n))\nprint(c)",
+        "e2",
+    )
+    programs = Programs(other)
+    vote = await voted(FIRST, programs, frozenset())
+    assert vote.kept is FIRST and vote.checks and vote.evidence == ["e1", "e2"]
+    assert programs.notes == [CHECK_NOTE]
+
+
+async def test_the_same_code_again_confirms_nothing_and_another_way_is_asked() -> None:
+    again = solved(25, "# again\n" + FIRST.code, "e2")
+    third = solved(24, "print(24)", "e3")
+    programs = Programs(again, third)
+    vote = await voted(FIRST, programs, frozenset())
+    assert not vote.checks  # no independent computation agreed
+    assert ANOTHER_WAY in programs.notes[1]
+
+
+async def test_on_a_disagreement_the_third_program_decides() -> None:
+    second = solved(
+        24, "print(len([n for n in range(3, 100) if all(n % d for d in range(2, n))]))", "e2"
+    )
+    third = solved(24, "import sympy\nprint(len(list(sympy.primerange(3, 100))))", "e3")
+    programs = Programs(second, third)
+    vote = await voted(FIRST, programs, frozenset())
+    assert vote.kept.outputs == {"count": 24} and vote.checks
+    assert "disagree" in programs.notes[1]
