@@ -19,6 +19,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
 
+import roles.coder  # noqa: E402  (the coder registers with its wing)
 import roles.registry  # noqa: E402, F401  (every bench process knows the built-in roles)
 from bus.verdicts import CheckVerdict  # noqa: E402
 

@@ -7,7 +7,8 @@ The kit: `roles.context` (a role's typed `RoleContext` and `RoleDeps`), `roles.b
 holds its handlers and prompts; the manager's parts live in `roles.manager`.
 
 Importing any of it registers the roles (`roles.registry`, light: classes load when a run
-starts them), so the bus's tables of who may say what are filled wherever a role is used.
+starts them), so the bus's tables of who may say what are filled wherever a role is used;
+the coder registers with its own wing (its `coder` package), which nothing else here names.
 """
 
 import roles.registry  # noqa: F401

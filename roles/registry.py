@@ -10,6 +10,9 @@ import), the roles a run starts, the views. Adding a role is one module and one
 light to import (classes are named, and imported when a run starts one), so importing
 ``roles`` loads it: every process that uses a role has the bus's tables filled.
 
+The coder registers with its own wing (its `coder` package), so that nothing outside the wing names
+it; the application (`society`) loads that wing, as does whatever runs roles without it.
+
 A scenario's specialists are registered per run by `specialist`: a `Specialist` subclass
 named after it, and its card; they are not built-in roles (`REGISTRY` lists those).
 """
@@ -25,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 from bus.roster import ASKS, ROSTER, WORKING, RoleCard
 from bus.subjects import Channel
 from roles.settings import (
-    CoderSettings,
     CriticSettings,
     HumanSettings,
     ManagerSettings,
@@ -45,6 +47,7 @@ __all__ = [
     "REGISTRY",
     "SPECIALIST_STYLE",
     "Registration",
+    "always",
     "register",
     "specialist",
     "style_of",
@@ -105,7 +108,8 @@ def register(registration: Registration) -> Registration:
     return registration
 
 
-def _always(settings: Any) -> bool:
+def always(settings: Any) -> bool:
+    """A role that calls its model whatever its settings."""
     return True
 
 
@@ -145,7 +149,7 @@ register(
         "roles.planner:Planner",
         PlannerSettings,
         "magenta",
-        _always,
+        always,
     )
 )
 register(
@@ -154,16 +158,7 @@ register(
         "roles.researcher:Researcher",
         ResearcherSettings,
         "cyan",
-        _always,
-    )
-)
-register(
-    Registration(
-        RoleCard.worker("coder", Channel.EXEC),
-        "roles.coder.role:Coder",
-        CoderSettings,
-        "green",
-        _always,
+        always,
     )
 )
 register(  # its calls are made where the candidates are (the coder's process): no process
@@ -171,7 +166,7 @@ register(  # its calls are made where the candidates are (the coder's process): 
         RoleCard("verifier", (), hears=(), user=False),
         settings=VerifierSettings,
         style="bright_green",
-        calls_model=_always,
+        calls_model=always,
     )
 )
 register(
@@ -221,7 +216,7 @@ def specialist(settings: SpecialistSettings) -> Registration:
     card = RoleCard.specialist(settings.name)
     ROSTER.enrol(card)
     return Registration(
-        card, _specialist_class(settings.name), SpecialistSettings, SPECIALIST_STYLE, _always
+        card, _specialist_class(settings.name), SpecialistSettings, SPECIALIST_STYLE, always
     )
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import roles.coder
 import roles.registry  # noqa: F401  (enrols the roles in the bus's roster, as the application does)
 from bus import EmbeddedServer
 

@@ -17,3 +17,18 @@ Only `role` talks to the bus; the rest are functions of code, runs and values. N
 outside this wing imports it: what judges an answer lives below it in `roles.verifier`, the
 program protocol in `roles.program`.
 """
+
+from bus.roster import RoleCard
+from bus.subjects import Channel
+from roles.registry import Registration, always, register
+from roles.settings import CoderSettings
+
+register(  # the wing registers its role: nothing outside it names the coder
+    Registration(
+        RoleCard.worker("coder", Channel.EXEC),
+        "roles.coder.role:Coder",
+        CoderSettings,
+        "green",
+        always,
+    )
+)

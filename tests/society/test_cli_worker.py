@@ -27,7 +27,7 @@ def _logs_back_to_stderr() -> Iterator[None]:
 def test_the_manager_is_not_a_worker_role() -> None:
     result = runner.invoke(app, ["worker", "--role", "manager", "--nats", "nats://h:1"])
     assert result.exit_code == 2
-    assert "--role must be one of planner, researcher, coder, critic, reflector" in result.output
+    assert "--role must be one of planner, researcher, critic, reflector, coder" in result.output
 
 
 def test_a_worker_without_a_server_says_so() -> None:
