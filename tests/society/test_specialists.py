@@ -169,8 +169,11 @@ def test_a_specialist_answers_its_task_with_a_real_model(llama_server: str, tmp_
     ]
     assert calls and all(c.model == "smollm2" for c in calls)
     assert any(c.answer for c in calls), calls  # the model answered
-    [result] = [e for e in envs if isinstance(e.payload, TaskResult)]
-    assert result.sender == "statistician/0" and isinstance(result.payload, TaskResult)
-    assert result.payload.status in ("done", "failed")  # a tiny model may not hold the form
-    if result.payload.status == "done":
-        assert "answer" in result.payload.outputs
+    # A tiny model may not hold the form: a failed attempt is retried, so there may be several.
+    results = [e for e in envs if isinstance(e.payload, TaskResult)]
+    assert results and all(r.sender == "statistician/0" for r in results), results
+    for result in results:
+        assert isinstance(result.payload, TaskResult) and result.payload.task_id == "compare"
+        assert result.payload.status in ("done", "failed", "budget_exhausted")
+        if result.payload.status == "done":
+            assert "answer" in result.payload.outputs
