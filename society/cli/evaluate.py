@@ -99,7 +99,7 @@ def eval_command(
         bool, typer.Option("--society/--no-society", help="Run the society arm (default: yes)")
     ] = True,
     baseline: Annotated[
-        str, typer.Option(help="direct, program, loop, several (program,loop) or none")
+        str, typer.Option(help="direct, program, loop, vote, several (program,loop) or none")
     ] = "program",
     out_path: Annotated[
         Path | None, typer.Option("--out", help="Results JSON (default: in the eval's folder)")
@@ -114,6 +114,15 @@ def eval_command(
     loop_temperature: Annotated[
         float, typer.Option(min=0.0, max=2.0, help="loop: the samples' temperature")
     ] = 0.8,
+    vote_samples: Annotated[
+        int,
+        typer.Option(
+            min=1, max=40, help="vote: programs sampled (fair: the society's mean calls per case)"
+        ),
+    ] = 5,
+    vote_temperature: Annotated[
+        float, typer.Option(min=0.0, max=2.0, help="vote: the samples' temperature")
+    ] = 0.7,
     case_timeout: Annotated[
         float | None,
         typer.Option(min=1.0, help="Seconds one society run may take (default: wall budget+150)"),
@@ -151,14 +160,16 @@ def eval_command(
     if memory is not None and not (memory / "memory.sqlite3").is_file():
         text = f"--memory {memory}: no memory there (no memory.sqlite3)"
         raise fail(text, EXIT_BAD_INPUT)
-    from society.eval.context import LoopSettings
+    from society.eval.context import LoopSettings, VoteSettings
     from society.eval.report import render_results
     from society.eval.runner import EvalSettings, run_eval
     from society.run.prompt_set import load_prompt_set
 
     loop = LoopSettings(loop_repairs, loop_samples, loop_temperature)
+    vote = VoteSettings(vote_samples, vote_temperature)
     settings = EvalSettings(
         loop=loop,
+        vote=vote,
         arms=arms,
         repeat=repeat,
         split=split,  # type: ignore[arg-type]
@@ -188,6 +199,11 @@ def eval_command(
                     "loop_temperature": loop.temperature,
                 }
                 if "loop" in arms
+                else {}
+            ),
+            **(
+                {"vote_samples": vote.samples, "vote_temperature": vote.temperature}
+                if "vote" in arms
                 else {}
             ),
         },

@@ -24,8 +24,15 @@ def _builtin() -> dict[str, Arm]:
     from society.eval.baselines import direct, program
     from society.eval.loop import loop
     from society.eval.society_arm import society
+    from society.eval.vote import vote
 
-    return {"society": society, "direct": direct, "program": program, "loop": loop}
+    return {
+        "society": society,
+        "direct": direct,
+        "program": program,
+        "loop": loop,
+        "vote": vote,
+    }
 
 
 def register(name: str, arm: Arm) -> None:

@@ -18,7 +18,15 @@ if TYPE_CHECKING:
     from society.eval.suite import Suite
     from society.run.prompt_set import PromptSet
 
-__all__ = ["Answered", "CallCache", "CaseContext", "EvalContext", "LoopSettings", "Reply"]
+__all__ = [
+    "Answered",
+    "CallCache",
+    "CaseContext",
+    "EvalContext",
+    "LoopSettings",
+    "Reply",
+    "VoteSettings",
+]
 
 
 @dataclass
@@ -36,6 +44,8 @@ class Answered:
     run_id: str | None = None
     folder: Path | None = None
     extra: dict[str, JsonValue] = field(default_factory=dict)
+    confidence: float | None = None
+    """How sure the arm is of the answer, 0-1 (None: it states none)."""
 
 
 @dataclass(frozen=True)
@@ -68,6 +78,15 @@ class LoopSettings:
     temperature: float = 0.8
 
 
+@dataclass(frozen=True)
+class VoteSettings:
+    """The ``vote`` baseline: programs sampled at ``temperature``, the majority answer kept
+    (set ``samples`` to the society's mean calls per case for a fair comparison)."""
+
+    samples: int = 5
+    temperature: float = 0.7
+
+
 @dataclass
 class EvalContext:
     """What every arm of one eval shares."""
@@ -93,6 +112,8 @@ class EvalContext:
     database (a copy each, so that cases stay independent of their order)."""
     prompts: PromptSet | None = None
     """``--prompts``: the society's roles use this prompt set's instructions."""
+    vote: VoteSettings = field(default_factory=VoteSettings)
+    """The ``vote`` baseline's samples."""
 
 
 @dataclass(frozen=True)

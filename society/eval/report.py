@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from society.eval.results import EvalResults, Record, Totals
+from society.eval.risk import COVERAGES, risk_coverage
 
 __all__ = [
     "comparable",
@@ -16,6 +17,7 @@ __all__ = [
     "render_compare",
     "render_kinds",
     "render_results",
+    "render_risk",
     "render_totals",
 ]
 
@@ -52,6 +54,7 @@ def render_results(console: Console, results: EvalResults) -> None:
         console.print("(false): ended 'succeeded' but failed its graders (a false success)")
     render_kinds(console, results)
     render_totals(console, results.totals())
+    render_risk(console, results)
 
 
 def render_kinds(console: Console, results: EvalResults) -> None:
@@ -101,6 +104,34 @@ def render_totals(console: Console, totals: list[Totals]) -> None:
     for name, cells in rows:
         table.add_row(name, *cells)
     console.print(table)
+
+
+def _percent(share: float | None) -> str:
+    return "—" if share is None else f"{100 * share:.0f}%"
+
+
+def render_risk(console: Console, results: EvalResults) -> None:
+    """Per arm, the precision of its most confident answers at each coverage, and the AUROC
+    of its confidence (`society.eval.risk`)."""
+    table = Table(
+        title="risk–coverage: right among the most confident answers", title_justify="left"
+    )
+    table.add_column("")
+    figures = [risk_coverage(results.records, arm) for arm in results.arms]
+    for f in figures:
+        table.add_column(f.arm, justify="right")
+    for c in COVERAGES:
+        table.add_row(f"at {100 * c:.0f}% coverage", *[_percent(f.at(c)) for f in figures])
+    table.add_row("AUROC", *[_opt(f.auroc, ".2f") for f in figures])
+    console.print(table)
+    unstated = [
+        a for a in results.arms if all(r.confidence is None for r in results.records if r.arm == a)
+    ]
+    if unstated:
+        console.print(
+            f"({', '.join(unstated)}: no confidence stated, ranked by how it ended — "
+            "succeeded, then unverified, then the rest)"
+        )
 
 
 def comparable(a: EvalResults, b: EvalResults) -> str | None:

@@ -49,6 +49,9 @@ class Record(BaseModel):
     run_id: str | None = None
     folder: str | None = None
     """Where the case's files are (the run folder for the society)."""
+    confidence: float | None = None
+    """How sure the arm was of its answer, 0-1 (the society: its views' agreement; ``vote``:
+    the winning share); None when the arm states none (`society.eval.risk`)."""
 
     @property
     def tokens(self) -> int:

@@ -24,7 +24,14 @@ from sandbox import Sandbox
 from sandbox.manifest import read_manifest
 from society.errors import RunError
 from society.eval.arms import arm_named
-from society.eval.context import Answered, CallCache, CaseContext, EvalContext, LoopSettings
+from society.eval.context import (
+    Answered,
+    CallCache,
+    CaseContext,
+    EvalContext,
+    LoopSettings,
+    VoteSettings,
+)
 from society.eval.graders import Grade, Submission, grade_all
 from society.eval.results import EvalResults, Record
 from society.eval.suite import Case, Split, Suite
@@ -58,6 +65,8 @@ class EvalSettings:
     suite_path: str = ""
     loop: LoopSettings = field(default_factory=LoopSettings)
     """The ``loop`` baseline's limits (recorded in the results' settings)."""
+    vote: VoteSettings = field(default_factory=VoteSettings)
+    """The ``vote`` baseline's samples (recorded in the results' settings)."""
     settings: dict[str, str | int | float | bool | None] = field(default_factory=dict)
     memory_from: Path | None = None
     """Every case's society starts with a copy of this memory (default: an empty one)."""
@@ -138,6 +147,7 @@ def _record(case: Case, arm: str, repeat: int, answered: Answered, grades: list[
         wall_s=answered.wall_s,
         run_id=answered.run_id,
         folder=str(answered.folder) if answered.folder else None,
+        confidence=answered.confidence,
     )
 
 
@@ -215,6 +225,7 @@ async def run_eval(
             settings.seed,
             settings.memory_from,
             settings.prompts,
+            settings.vote,
         )
         for repeat in range(settings.repeat):
             for case in cases:
