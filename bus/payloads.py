@@ -18,7 +18,7 @@ from bus.execution import Artifact, ExecRequest, ExecResult
 from bus.payload_base import _Model, _Payload
 from bus.subjects import Channel
 from bus.usage import Recall, RecalledLesson, Retry, ToolCall, ToolRequest, Usage
-from bus.verdicts import CheckVerdict, Verdict
+from bus.verdicts import CheckVerdict, Confidence, Verdict
 
 __all__ = [
     "PAYLOAD_TYPES",
@@ -205,6 +205,8 @@ class TaskResult(_Payload):
     summary: str = ""
     verdicts: list[CheckVerdict] = []
     """Every check of the outputs, one typed verdict each (what decides the run's status)."""
+    confidence: Confidence | None = None
+    """How sure the outputs are, from the views that agree on them (None: none stated)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -9,12 +9,15 @@ from typing import Literal
 
 from bus.payload_base import _Model
 
-__all__ = ["CheckKind", "CheckVerdict", "Verdict"]
+__all__ = ["CheckKind", "CheckVerdict", "Confidence", "Verdict"]
 
-CheckKind = Literal["property", "examples", "agreement", "goal_check", "sources"]
+CheckKind = Literal["property", "examples", "agreement", "views", "goal_check", "sources"]
 """- ``property``: a check program the verifier wrote from the goal alone, before any candidate;
 - ``examples``: the examples the goal itself states (a function's docstring);
-- ``agreement``: another candidate, drawn apart, gave the same values;
+- ``agreement``: another candidate of the same view (a second program), drawn apart, gave
+  the same values — one model, one kind of reasoning: it can misread a goal twice alike;
+- ``views``: answers reached in ways that fail differently (a program, a worked answer in
+  prose) gave the same values;
 - ``goal_check``: a program answering the whole goal on its own agrees with the plan's answer;
 - ``sources``: the researcher's answer cites passages it read.
 A program that merely ran checks nothing, so it gives no verdict."""
@@ -36,6 +39,21 @@ class CheckVerdict(_Model):
     """Ids of the messages the check rests on (its executions)."""
 
 
+class Confidence(_Model):
+    """How sure the answer is, from its views: which views gave its value, its share of every
+    candidate (a second candidate of one view counts half), and the score (0-1) the two make
+    (`roles.verifier.confidence`)."""
+
+    score: float
+    views: list[str] = []
+    """The views whose answers agree with it ("program", "prose", ...), in the order drawn."""
+    share: float = 0.0
+    candidates: int = 0
+    """Candidates drawn (the answers that ran or were read)."""
+    alternatives: list[str] = []
+    """The other values the views gave, each with the views that gave it."""
+
+
 class Verdict(_Model):
     """Whether a run's answer was checked, how, and the messages that show it."""
 
@@ -45,4 +63,6 @@ class Verdict(_Model):
     evidence: list[str] = []
     """Ids of the messages the checks rest on (results, executions)."""
     verdicts: list[CheckVerdict] = []
-    """The checks of the answer the status follows from ."""
+    """The checks of the answer the status follows from."""
+    confidence: Confidence | None = None
+    """The least confidence of the tasks the answer comes from (None: none stated one)."""

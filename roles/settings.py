@@ -136,10 +136,15 @@ class CoderSettings(RoleSettings):
     a tie), and the answer by candidates the verifier's check selects among; outputs no
     check confirmed leave the run ``unverified`` (off: one program, which checks nothing,
     so a run it answers ends ``unverified``)."""
-    candidates: int = Field(default=3, ge=1, le=4)
-    """With ``cross_check``: candidate programs drawn for a task that gives the ``answer``,
-    each asked another way; the largest group of agreeing values that passes the verifier's
-    check (written from the goal alone) is kept. Drawing stops once two agree and pass."""
+    candidates: int = Field(default=4, ge=1, le=6)
+    """With ``cross_check``: candidates drawn at most for a task that gives the ``answer``,
+    through views that fail differently (a program, a worked answer in prose, programs asked
+    other ways: `roles.coder.select`); the group most views agree on that passes the
+    verifier's check is kept. Drawing stops once a group is clearly ahead."""
+    prose: bool = True
+    """With ``cross_check``, for a task whose one output is the ``answer``: a worked answer in
+    prose is the second view (after the first program), so that agreement is between ways
+    that fail differently, not drafts of one (off: programs only)."""
     candidate_attempts: int = Field(default=2, ge=1, le=20)
     """Runs per candidate (the first try plus fixes): a candidate that keeps failing gives
     way to a fresh one rather than being repaired again."""
@@ -164,6 +169,10 @@ class VerifierSettings(RoleSettings):
     verify: bool = True
     """With the coder's ``cross_check``: the verifier writes a check program from the goal
     alone, before any candidate, and every candidate answer is run against it."""
+    min_confidence: float = Field(default=0.6, ge=0, le=1)
+    """The least confidence (`roles.verifier.confidence`) an answer drawn from views may pass
+    at. 0.6: two views that fail differently agree, or every program drawn agrees with
+    nothing against it; two programs against a prose answer do not pass."""
     function_tests: bool = True
     """With the coder's ``cross_check``, for a goal whose answer is a function: the verifier
     writes tests from the docstring alone, and drafts that pass its examples are chosen by

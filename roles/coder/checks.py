@@ -7,7 +7,7 @@ the feedback.
   mistakes small models make);
 - `wrote_outputs`: it wrote every output (``outputs.json``, or a single printed value);
 - `valued`: its outputs are values, not a Python object's text (``<class 'itertools.count'>``,
-  ``<generator object …>``), ``nan``, ``inf`` or null: what a program that printed the wrong
+  ``<generator object …>``), ``nan``, ``inf``, control characters or null: what a program that printed the wrong
   name gives, which a second program can repeat;
 - `computed`: its result is computed, not written in as a literal, from inputs that exist.
 """
@@ -143,8 +143,10 @@ def wrote_outputs(a: Attempt) -> str:
 NOT_A_VALUE = re.compile(
     r"<(?:class|function|built-in function|bound method|module|generator object|map object"
     r"|filter object|zip object)\s[^\n>]*>?|<[\w.]+ object at 0x[0-9a-fA-F]+>|(?<![\w.])-?(?:nan|inf)(?![\w-])"
+    r"|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"
 )
-"""What a program prints when it prints an object, or a float that is no number."""
+"""What a program prints when it prints an object, a float that is no number, or bytes that
+are no text (control characters)."""
 
 
 def _not_values(value: JsonValue) -> list[str]:

@@ -21,12 +21,12 @@ from bus import Envelope
 from bus.payloads import ExecRequest, TaskAssignment, TaskResult, Usage
 from bus.verdicts import CheckVerdict
 from roles.calls import ModelCalls
-from roles.coder import function_writer
+from roles.coder import function_writer, prose
 from roles.coder.artifacts import save_artifacts
 from roles.coder.input_notes import input_notes
 from roles.coder.instructions import DOCUMENT_CHARS, SYSTEM, WORKED_EXAMPLE
 from roles.coder.missing_imports import with_imports
-from roles.coder.select import select
+from roles.coder.select import PROGRAMS, VIEWS, View, select
 from roles.coder.solve import Program, solve
 from roles.coder.votes import Solved, voted
 from roles.context import RoleContext
@@ -41,6 +41,7 @@ from roles.verifier import function_tests
 from roles.verifier.agreement import quoted_in
 from roles.verifier.checks import Judged, VerifierCheck
 from roles.verifier.spec import AnswerSpec, check_program
+from roles.verifier.values import ANSWER_LINE, final_answer
 from roles.worker import WorkerRole
 
 __all__ = ["STRATEGIES", "Coder", "Strategy", "strategy_for"]
@@ -120,8 +121,8 @@ class Coder(WorkerRole[CoderSettings]):
         return self._done(assignment, vote.kept, note=vote.note, verdicts=[agreed])
 
     async def _selected(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
-        """The answer: the verifier's check from the goal alone, then candidates drawn,
-        grouped and selected (`roles.coder.select`)."""
+        """The answer: the verifier's check from the goal alone, then candidates drawn through
+        views that fail differently, grouped and selected (`roles.coder.select`)."""
         task = assignment.task
         judge: Callable[[list[str]], Awaitable[Judged]] | None = None
         if self.verifier.verify:
@@ -135,16 +136,40 @@ class Coder(WorkerRole[CoderSettings]):
 
             judge = judge_
 
-        async def draw(note: str) -> Solved:
-            convo = self.prompt(assignment, note)
+        async def draw(view: View) -> Solved:
+            if view.kind == "prose":
+                return await self._prose(env, assignment, view.note)
+            convo = self.prompt(assignment, view.note)
             return await self._solve(env, assignment, convo, self.settings.candidate_attempts)
 
+        views = VIEWS if self.settings.prose and task.outputs == ["answer"] else PROGRAMS
         chosen = await select(
-            draw, judge, "answer", quoted_in(assignment.goal), self.settings.candidates
+            draw,
+            judge,
+            "answer",
+            quoted_in(assignment.goal),
+            self.settings.candidates,
+            views,
+            self.verifier.min_confidence,
         )
         for failure in chosen.failures:
             self.log.info("candidate failed", task=task.id, error=failure[:200])
-        return self._done(assignment, chosen.kept, note=chosen.note, verdicts=chosen.verdicts)
+        result = self._done(assignment, chosen.kept, note=chosen.note, verdicts=chosen.verdicts)
+        return result.model_copy(update={"confidence": chosen.confidence})
+
+    async def _prose(self, env: Envelope, assignment: TaskAssignment, note: str) -> Solved:
+        """The prose view: the task worked out in words, its last ``Answer:`` line read
+        (`roles.coder.prose`); raises `TaskFailed` when it states no value."""
+        task = assignment.task
+        messages = prose.request(
+            assignment.goal, task.description, assignment.inputs, self.documents, note
+        )
+        reply = await self.calls.call(messages, parent=env, task_id=task.id)
+        value = final_answer(reply.text) if ANSWER_LINE.search(reply.text) else ""
+        if not value or len(value) > 500:
+            msg = "the worked answer in prose ends with no 'Answer:' line"
+            raise TaskFailed(msg)
+        return Solved({"answer": value}, {}, "", 1, reply.text, view="prose")
 
     async def _worked_examples(self, env: Envelope, goal: str) -> list[str]:
         """Verified solutions of goals like this one (`roles.solutions`), recalled once."""

@@ -1,27 +1,35 @@
-"""Solve, verify, select: the answer to a goal is drawn as several candidate programs (each
-asked another way, so each is its own computation), grouped by the values they give, and
-the largest group that passes the verifier's check — written from the goal alone before any
-candidate — is kept (dual agreement). A check that fails every candidate is set aside: at
-1.5B the verifier often writes out an answer of its own and compares, and candidates drawn
-apart are likelier right than one such check. Drawing stops early once two programs with different
-code agree and pass the check. Every check of the kept answer is one typed verdict
-(`bus.verdicts`): the verifier's check (independent of the answer) and the agreement of
-candidates (not: one model, one prompt, can misread a goal twice the same way).
+"""Views, agreement, effort that follows doubt: the answer to a goal is drawn through views
+that fail differently — a program, a worked answer in prose (`roles.coder.prose`), then
+programs asked other ways — grouped by the values they give, and the group that most views
+agree on and that passes the verifier's check (written from the goal alone, before any
+candidate) is kept.
+
+Effort follows doubt: the cheapest pair (a program and a prose answer) is drawn first; when
+they agree and the check holds, drawing stops. Otherwise views are added one at a time until
+a group is clearly ahead (two views agree, or two programs of their own agree and nothing
+contradicts them) or ``most`` candidates are drawn; the leading group answers, with the
+alternatives in its confidence. A check that fails every candidate is set aside: at 1.5B the
+verifier often writes out an answer of its own and compares, and candidates drawn apart are
+likelier right than one such check. Every check of the kept answer is one typed verdict
+(`bus.verdicts`); its confidence is scored by `roles.verifier.confidence`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
-from bus.verdicts import CheckVerdict
+from bus.verdicts import CheckVerdict, Confidence
 from roles.coder.program_checks import same_program
+from roles.coder.prose import STEPS_FIRST
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
 from roles.verifier.agreement import disagreements
 from roles.verifier.checks import Judged
+from roles.verifier.confidence import needs_views, score_of
 
-__all__ = ["VARIANTS", "Group", "Selection", "groups_of", "select"]
+__all__ = ["PROGRAMS", "VARIANTS", "VIEWS", "Group", "Selection", "View", "groups_of", "select"]
 
 VARIANTS = (
     "",
@@ -32,11 +40,36 @@ VARIANTS = (
     "First write, as comments, what the goal asks and each quantity it gives; then compute "
     "the outputs from them.",
 )
-"""What each candidate's request adds (the first is the task as it is): at temperature 0,
+"""What each program's request adds (the first is the task as it is): at temperature 0,
 other words draw another program."""
 
-Draw = Callable[[str], Awaitable[Solved]]
-"""One candidate: the note added to the request -> a program that ran and passed its checks."""
+
+@dataclass(frozen=True)
+class View:
+    """One way of drawing a candidate: its kind (``program`` or ``prose``) and what its
+    request adds."""
+
+    kind: Literal["program", "prose"]
+    note: str = ""
+
+
+VIEWS: tuple[View, ...] = (
+    View("program", VARIANTS[0]),
+    View("prose"),
+    View("program", VARIANTS[1]),
+    View("program", VARIANTS[2]),
+    View("prose", STEPS_FIRST),
+    View("program", VARIANTS[3]),
+)
+"""In the order drawn: the cheapest pair of views first, then programs asked other ways and a
+second prose answer."""
+
+PROGRAMS: tuple[View, ...] = tuple(v for v in VIEWS if v.kind == "program")
+"""The views when prose is not asked for (a task with outputs other than the answer)."""
+
+Draw = Callable[[View], Awaitable[Solved]]
+"""One candidate: the view -> its answer (a program that ran and passed its checks, or a
+prose answer's final value)."""
 Judge = Callable[[list[str]], Awaitable[Judged]]
 """The verifier's check over candidate answers."""
 
@@ -49,27 +82,41 @@ class Group:
 
     @property
     def kept(self) -> Solved:
-        return self.members[0]
+        """The first program among the members (its outputs and files are whole), else the
+        first member."""
+        return next((m for m in self.members if m.view == "program"), self.members[0])
+
+    @property
+    def views(self) -> list[str]:
+        """The view of each member, in the order drawn."""
+        return [m.view for m in self.members]
+
+    @property
+    def kinds(self) -> int:
+        """How many different views agree."""
+        return len(set(self.views))
 
     @property
     def agreeing(self) -> int:
         """How many members are computations of their own (not one program twice)."""
         distinct: list[Solved] = []
         for m in self.members:
-            if not any(same_program(m.code, d.code) for d in distinct):
+            if not any(m.view == d.view and same_program(m.code, d.code) for d in distinct):
                 distinct.append(m)
         return len(distinct)
 
 
 @dataclass(frozen=True)
 class Selection:
-    """The kept candidate, the verdicts on it, and why it is not verified (or "")."""
+    """The kept candidate, the verdicts on it, why it is not verified (or ""), and how sure
+    it is."""
 
     kept: Solved
     verdicts: list[CheckVerdict] = field(default_factory=list)
     note: str = ""
     drawn: int = 0
     failures: list[str] = field(default_factory=list)
+    confidence: Confidence | None = None
 
 
 def _answer(s: Solved, output: str) -> str:
@@ -77,18 +124,33 @@ def _answer(s: Solved, output: str) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def groups_of(cands: Sequence[Solved], quoted: frozenset[float]) -> list[Group]:
-    """Candidates grouped by values (in the order their first member was drawn)."""
+def groups_of(cands: Sequence[Solved], quoted: frozenset[float], output: str = "") -> list[Group]:
+    """Candidates grouped by values (in the order their first member was drawn); a prose
+    answer is compared on ``output`` alone (it gives no other)."""
     groups: list[Group] = []
     for c in cands:
-        home = next(
-            (g for g in groups if not disagreements(g.kept.outputs, c.outputs, quoted)), None
-        )
+        home = next((g for g in groups if _same(g.kept, c, quoted, output)), None)
         if home is None:
             groups.append(Group([c]))
         else:
             home.members.append(c)
     return groups
+
+
+def _same(a: Solved, b: Solved, quoted: frozenset[float], output: str) -> bool:
+    x, y = a.outputs, b.outputs
+    if output and "prose" in (a.view, b.view):
+        x, y = {output: x.get(output)}, {output: y.get(output)}
+    return not disagreements(x, y, quoted)
+
+
+def _ahead(best: Group, groups: list[Group], output: str, quoted: frozenset[float]) -> bool:
+    """Whether ``best`` is clearly ahead: two views agree on it, or two programs of their own
+    do, nothing else was drawn against it, and its value may pass on one view."""
+    if best.kinds >= 2:
+        return True
+    alone = len(groups) == 1
+    return best.agreeing >= 2 and alone and not needs_views(_answer(best.kept, output), quoted)
 
 
 async def select(
@@ -97,40 +159,54 @@ async def select(
     output: str,
     quoted: frozenset[float],
     most: int,
+    views: Sequence[View] = VIEWS,
+    min_confidence: float = 0.0,
 ) -> Selection:
-    """Draw up to ``most`` candidates (`VARIANTS`), judge them, keep the best group.
-    Raises `TaskFailed` when no candidate ran."""
+    """Draw up to ``most`` candidates through ``views`` until one group is clearly ahead,
+    judge them, keep the best group. Raises `TaskFailed` when no candidate gave an answer."""
     cands: list[Solved] = []
     failures: list[str] = []
     last: TaskFailed | None = None
     judged: Judged | None = None
     drawn = 0
-    for note in VARIANTS[: max(1, most)]:
+    for view in views[: max(1, most)]:
         drawn += 1
         try:
-            cands.append(await draw(note))
+            cands.append(await draw(view))
         except TaskFailed as exc:
             failures.append(str(exc))
             last = exc
             continue
-        groups = groups_of(cands, quoted)
-        if max(g.agreeing for g in groups) < 2:
+        groups = groups_of(cands, quoted, output)
+        if len(cands) < 2:
             continue
         judged = await judge([_answer(g.kept, output) for g in groups]) if judge else None
         best = _best(groups, judged)
-        if best.agreeing >= 2 and (judged is None or _passed(judged, groups.index(best))):
+        if _ahead(best, groups, output, quoted) and (
+            judged is None or _passed(judged, groups.index(best))
+        ):
             break
     if not cands:  # the last failure as it was: a model outage stays one (its cause)
         raise last if last is not None else TaskFailed("no candidate program ran")
-    groups = groups_of(cands, quoted)
+    groups = groups_of(cands, quoted, output)
     if judge is not None and (judged is None or len(judged.outcomes) != len(groups)):
         judged = await judge([_answer(g.kept, output) for g in groups])
     if judged is not None and judged.usable and all(o != "pass" for o, _ in judged.outcomes):
         why = "it fails every candidate, so it is likelier wrong than all of them"
         judged = Judged(judged.outcomes, False, why, judged.exec_id)
     best = _best(groups, judged)
-    verdicts, note = _verdicts(best, groups, judged)
-    return Selection(best.kept, verdicts, note, drawn, failures)
+    failed = judged is not None and judged.usable and not _passed(judged, groups.index(best))
+    confidence = score_of(
+        best.views,
+        [(_answer(g.kept, output), g.views) for g in groups if g is not best],
+        agreeing_drafts=best.agreeing,
+        check_failed=failed,
+    )
+    verdicts, note = _verdicts(best, groups, judged, output, quoted)
+    if confidence.score < min_confidence and not any(not v.passed for v in verdicts):
+        verdicts.append(_too_unsure(best, confidence, min_confidence))
+        note = note or verdicts[-1].what
+    return Selection(best.kept, verdicts, note, drawn, failures, confidence)
 
 
 def _passed(judged: Judged, index: int) -> bool:
@@ -138,31 +214,78 @@ def _passed(judged: Judged, index: int) -> bool:
 
 
 def _best(groups: list[Group], judged: Judged | None) -> Group:
-    """The largest group that passes the check (when the check is usable), else the largest."""
+    """The group most views agree on among those that pass the check (when it is usable),
+    else among all."""
     passing = [g for i, g in enumerate(groups) if judged is not None and _passed(judged, i)]
     pool = passing or groups
-    return max(pool, key=lambda g: (g.agreeing, len(g.members), -groups.index(g)))
+    return max(pool, key=lambda g: (g.kinds, g.agreeing, len(g.members), -groups.index(g)))
+
+
+def _too_unsure(best: Group, confidence: Confidence, least: float) -> CheckVerdict:
+    others = "; ".join(confidence.alternatives) or "none"
+    return CheckVerdict(
+        kind="agreement",
+        what=(
+            f"its views' agreement ({confidence.score:.2f}: {', '.join(confidence.views)}) is "
+            f"below the {least:.2f} a pass needs; other answers: {others}"
+        ),
+        candidate=best.kept.exec_id,
+        passed=False,
+        independent=False,
+        evidence=[m.exec_id for m in best.members if m.exec_id],
+    )
+
+
+_NAMES = {"program": "a program", "prose": "a worked answer in prose"}
 
 
 def _verdicts(
-    best: Group, groups: list[Group], judged: Judged | None
+    best: Group,
+    groups: list[Group],
+    judged: Judged | None,
+    output: str,
+    quoted: frozenset[float],
 ) -> tuple[list[CheckVerdict], str]:
     kept = best.kept
-    n, others = best.agreeing, len(groups) - 1
-    agreed = CheckVerdict(
-        kind="agreement",
-        what=(
-            f"{n} candidate programs, each drawn apart, gave these values"
-            + (f" ({others} other group(s) of values)" if others else "")
-            if n >= 2
-            else "no other candidate program gave these values"
-        ),
-        candidate=kept.exec_id,
-        passed=n >= 2,
-        independent=False,
-        evidence=[m.exec_id for m in best.members],
-    )
+    others = len(groups) - 1
+    besides = f" ({others} other group(s) of values)" if others else ""
+    evidence = [m.exec_id for m in best.members if m.exec_id]
+    if best.kinds >= 2:
+        agreed = CheckVerdict(
+            kind="views",
+            what=f"{' and '.join(_NAMES.get(v, v) for v in dict.fromkeys(best.views))}, "
+            f"drawn apart, gave these values{besides}",
+            candidate=kept.exec_id,
+            passed=True,
+            independent=True,
+            evidence=evidence,
+        )
+    else:
+        n = best.agreeing
+        agreed = CheckVerdict(
+            kind="agreement",
+            what=(
+                f"{n} candidate programs, each drawn apart, gave these values{besides}"
+                if n >= 2
+                else "no other candidate gave these values"
+            ),
+            candidate=kept.exec_id,
+            passed=n >= 2,
+            independent=False,
+            evidence=evidence,
+        )
     verdicts = [agreed]
+    trivial = needs_views(_answer(kept, output), quoted)
+    if trivial and best.kinds < 2:
+        verdicts.append(
+            CheckVerdict(
+                kind="views",
+                what=f"{trivial}: it passes only when two views agree on it",
+                candidate=kept.exec_id,
+                passed=False,
+                independent=True,
+            )
+        )
     if judged is None:
         return verdicts, "no check was written from the goal"
     if not judged.usable:
@@ -185,4 +308,6 @@ def _verdicts(
     )
     if not passed:
         return verdicts, f"it fails the verifier's check ({message})"
-    return verdicts, "" if n >= 2 else "no second candidate agreed"
+    if trivial and best.kinds < 2:
+        return verdicts, trivial
+    return verdicts, "" if agreed.passed else "no second candidate agreed"

@@ -36,14 +36,16 @@ ANOTHER_WAY = (
 
 @dataclass(frozen=True)
 class Solved:
-    """A program's outputs, the files it wrote, the id of its execution's result message,
-    how many attempts it took, and its code."""
+    """A candidate's outputs, the files it wrote, the id of its execution's result message,
+    how many attempts it took, its code, and its view (``program``; ``prose``: a worked
+    answer, its text as the code, no execution)."""
 
     outputs: dict[str, JsonValue]
     files: dict[str, bytes]
     exec_id: str
     attempts: int
     code: str = ""
+    view: str = "program"
 
 
 @dataclass(frozen=True)

@@ -119,6 +119,9 @@ def final_message(
         independent = ledger.completed.get(tid, {}).get(OUTPUT)
         goal_check = (goal, independent, ledger.checked.get(tid, []))
     verdict = verdict_of(answer, sources, ledger.checked, goal_check)
+    stated = [ledger.confidence[t] for t in sources if t in ledger.confidence]
+    if stated:  # the answer is as sure as its least sure source
+        verdict = verdict.model_copy(update={"confidence": min(stated, key=lambda c: c.score)})
     if status == "succeeded" and not verdict.verified:  # success is checked, not declared
         status = "unverified" if answer else "failed"
         reason = reason or unverified_reason(verdict)

@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import JsonValue
 
 from bus.payloads import Artifact, TaskResult
-from bus.verdicts import CheckVerdict
+from bus.verdicts import CheckVerdict, Confidence
 
 __all__ = ["MOVES", "Event", "InFlight", "Ledger", "Phase"]
 
@@ -93,6 +93,8 @@ class Ledger:
     """Why a task's last attempt failed, told to its next attempt."""
     checked: dict[str, list[CheckVerdict]] = field(default_factory=dict)
     """How each task done checked its outputs: its verdicts, by task id."""
+    confidence: dict[str, Confidence] = field(default_factory=dict)
+    """How sure each task done that stated it is of its outputs, by task id."""
 
     def move(self, event: Event) -> bool:
         """Move the phase by ``event``; whether it moved (an event a phase does not take,

@@ -92,6 +92,8 @@ def settle(
     current = sched is not None and flight.revision == revision and flight.task_id in sched.status
     if result.status == "done":
         ledger.checked[flight.task_id] = list(result.verdicts)
+        if result.confidence is not None:
+            ledger.confidence[flight.task_id] = result.confidence
     if sched is None or not current:
         if result.status == "done":
             ledger.completed[flight.task_id] = dict(result.outputs)

@@ -23,7 +23,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CONDITIONS", "SYSTEM", "AnswerSpec", "check_program"]
+__all__ = ["CONDITIONS", "SYSTEM", "AnswerSpec", "Property", "check_program", "stated"]
 
 SYSTEM = """You check a teammate's answer to a goal without seeing it. From the goal alone,
 say what kind of value every right answer gives:
@@ -36,19 +36,38 @@ say what kind of value every right answer gives:
 - "date": a date, a time or a weekday;
 - "yes_or_no": yes or no;
 - "text": a text, such as an encoded or transformed message.
-And how many values the goal asks for. Do not work out the answer. Answer with one JSON
-object."""
+And how many values the goal asks for. If the goal itself states a property every right
+answer has, give it in "properties" (else leave it empty):
+- "divisible_by": the answer is divisible by each of these numbers;
+- "between": the answer lies between these two numbers (inclusive);
+- "sums_to": the answer's numbers add up to this number;
+- "ordering_of": the answer lists exactly these numbers, in some order.
+Use only numbers written in the goal or its values. Do not work out the answer. Answer with
+one JSON object."""
 
 Kind = Literal["count", "amount", "probability", "percentage", "name", "date", "yes_or_no", "text"]
 
 
+class Property(BaseModel):
+    """A defining property the goal states, checked by program against every candidate."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: Literal["divisible_by", "between", "sums_to", "ordering_of"]
+    values: list[float] = []
+
+
 class AnswerSpec(BaseModel):
-    """What kind of value every right answer gives (the verifier's typed statement)."""
+    """What kind of value every right answer gives, and the properties the goal states (the
+    verifier's typed statement)."""
 
     model_config = ConfigDict(extra="ignore")
 
     kind: Kind
     values_asked: int = Field(default=1, ge=1, le=6)
+    properties: list[Property] = []
+    """Checked when their numbers are the goal's own (`stated`); others are set aside, never
+    a reason to refuse the statement."""
 
 
 _WHOLE = "n >= 1 and abs(n - round(n)) < 1e-9"
@@ -76,19 +95,66 @@ _PATTERNS = {
 }
 
 
+_HOLDS = {
+    "divisible_by": (
+        "any(all(abs(n / d - round(n / d)) < 1e-9 for d in {v} if d) for n in judged)",
+        "the goal says the answer is divisible by each of {v}",
+    ),
+    "between": (
+        "any({lo} - 1e-9 <= n <= {hi} + 1e-9 for n in judged)",
+        "the goal says the answer lies between {lo} and {hi}",
+    ),
+    "sums_to": (
+        "abs(sum(numbers) - {lo}) < 1e-6 * max(1.0, abs({lo}))",
+        "the goal says the answer's numbers add up to {lo}",
+    ),
+    "ordering_of": (
+        "sorted(numbers) == sorted({v})",
+        "the goal says the answer lists exactly {v}, in some order",
+    ),
+}
+"""Each property's condition over the answer's numbers, and why it must hold."""
+
+
+def stated(spec: AnswerSpec, goal_numbers: Iterable[float]) -> list[Property]:
+    """The properties whose numbers the goal or its values state (a property the verifier
+    made up numbers for checks nothing the goal says); ``between`` needs two numbers, and
+    none may have no numbers."""
+    given = set(goal_numbers)
+    return [
+        p
+        for p in spec.properties
+        if p.values
+        and all(v in given for v in p.values)
+        and (p.kind != "between" or len(p.values) == 2)
+    ]
+
+
+def _property_lines(props: list[Property]) -> list[str]:
+    lines = []
+    for p in props:
+        values = [int(v) if v == int(v) else v for v in p.values]
+        held, why = _HOLDS[p.kind]
+        fill = {"v": values, "lo": min(values), "hi": max(values)}
+        lines.append(f"    assert {held.format(**fill)}, {why.format(**fill)!r}")
+    return lines
+
+
 def check_program(spec: AnswerSpec, quoted: Iterable[float]) -> str:
     """``check(answer, numbers)`` for ``spec``. For a number it judges the numbers the answer
     computed (not ones quoted from the goal or its values; ``a/b`` also as its quotient):
     as many as the goal asks for must hold the kind's condition, lenient with the extra
     numbers a sentence states, strict with an answer whose values are all of another kind."""
+    quoted = sorted(set(quoted))
     lines = [
         "import re",
-        f"QUOTED = {sorted(set(quoted))!r}",
+        f"QUOTED = {quoted!r}",
         "",
         "def check(answer, numbers):",
     ]
-    if spec.kind in CONDITIONS:
-        held, why = CONDITIONS[spec.kind]
+    props = stated(spec, quoted)
+    if spec.kind in CONDITIONS or props:
+        held, why = CONDITIONS.get(spec.kind, ("True", ""))
         lines += [
             "    assert numbers, 'a number is asked, and the answer states none'",
             "    computed = [n for n in numbers if not any(abs(n - q) < 1e-9 for q in QUOTED)]",
@@ -97,6 +163,7 @@ def check_program(spec: AnswerSpec, quoted: Iterable[float]) -> str:
             "    judged = (computed or numbers) + ratios",
             f"    assert sum(1 for n in judged if {held}) >= min({spec.values_asked}, len(judged)),"
             f" {why!r}",
+            *_property_lines(props),
         ]
     else:
         pattern, why = _PATTERNS[spec.kind]

@@ -1,6 +1,8 @@
 """Reading numbers out of a text: one rule for agreement between candidates, the verifier's
 checks, the literals a program writes and the eval's graders, so that what one counts as
-the number "1,234.5" or "-3" every other counts alike."""
+the number "1,234.5" or "-3" every other counts alike; and the final value of a worked
+answer (its last ``Answer:``), read alike for the society's prose view and the ``direct``
+baseline."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import re
 
 from pydantic import JsonValue
 
-__all__ = ["numbers", "numerals"]
+__all__ = ["ANSWER_LINE", "final_answer", "numbers", "numerals"]
 
 _NUMBER = re.compile(r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 """A number standing on its own: ``1,234.5``, ``-3``, ``2e-3``; not the digits inside a word
@@ -34,3 +36,12 @@ def numbers(value: JsonValue) -> list[float]:
         except (ValueError, OverflowError):
             continue
     return found
+
+
+ANSWER_LINE = re.compile(r"(?i)\banswer\s*(?:is\s*)?\**\s*[:：]\**\s*")
+
+
+def final_answer(text: str) -> str:
+    """What a worked reply answers: the text after its last ``Answer:``, else all of it."""
+    marks = list(ANSWER_LINE.finditer(text))
+    return text[marks[-1].end() :].strip() if marks else text.strip()

@@ -16,7 +16,6 @@ client, retries and limits, each call in the answer folder's ``calls.jsonl``.
 from __future__ import annotations
 
 import json
-import re
 import time
 from typing import Literal
 
@@ -24,6 +23,7 @@ from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from pydantic import JsonValue
 
 from roles.structured import AnswerInvalid, extract_code
+from roles.verifier.values import final_answer
 from sandbox.manifest import Manifest
 from sandbox.result import ExecutionResult
 from society.eval.calls import ask, documents_of, model_of
@@ -60,7 +60,6 @@ CODE_SYSTEM = (
     "the complete function (its signature, docstring optional, and body) and any imports it "
     "needs, in one ```python block."
 )
-_ANSWER = re.compile(r"(?i)\banswer\s*(?:is\s*)?\**\s*[:：]\**\s*")
 
 
 def _assignment(name: str, value: JsonValue) -> str:
@@ -96,12 +95,6 @@ def prompt_of(
     if arm == "program" and libraries is not None:
         system += f" Python has {libraries.described()}; nothing else can be installed."
     return [SystemMessage(content=system), UserMessage(content="\n\n".join(parts), source="user")]
-
-
-def final_answer(text: str) -> str:
-    """What a worked reply answers: the text after its last ``Answer:``, else all of it."""
-    marks = list(_ANSWER.finditer(text))
-    return text[marks[-1].end() :].strip() if marks else text.strip()
 
 
 def submission_of(run: ExecutionResult) -> Submission:

@@ -112,6 +112,7 @@ async def run_society(scenario: Scenario, run_id: str, ctx: EvalContext) -> Answ
         arts = _artifacts(run_dir, [(a.name, a.path) for a in final.artifacts])
         sub = Submission(final.answer or "", dict(final.outputs), arts)
         status, reason = final.status, final.reason
+    sure = final.verdict.confidence if final is not None and final.verdict else None
     return Answered(
         sub,
         status,
@@ -123,6 +124,7 @@ async def run_society(scenario: Scenario, run_id: str, ctx: EvalContext) -> Answ
         wall_s=round(time.monotonic() - started, 3),
         run_id=run_id,
         folder=run_dir,
+        confidence=sure.score if sure is not None else None,
     )
 
 

@@ -34,6 +34,8 @@ def checks_line(scenario: Scenario) -> str:
 
     return (
         f"checks: coder.cross_check {on(r.coder.cross_check)}, "
+        f"coder.prose {on(r.coder.prose)}, "
+        f"verifier.min_confidence {r.verifier.min_confidence:g}, "
         f"manager.goal_check {on(r.manager.goal_check)}, "
         f"planner.one_task_first {on(r.planner.one_task_first)}, "
         f"planner.offer_researcher {on(r.planner.offer_researcher)}, "

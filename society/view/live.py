@@ -202,6 +202,18 @@ def render_summary(
             console.print(Text.assemble(mark, line(f" {check}")), highlight=False)
         if verdict.evidence:
             console.print(f"[dim]evidence: {', '.join(verdict.evidence)}[/]", highlight=False)
+        sure = verdict.confidence
+        if sure is not None:
+            views = ", ".join(sure.views) or "none"
+            console.print(
+                _labelled(
+                    "confidence",
+                    line(f"{sure.score:.2f} (views agreeing: {views}; share {sure.share:.0%})"),
+                ),
+                highlight=False,
+            )
+            for other in sure.alternatives:
+                console.print(_labelled("also said", line(other)), highlight=False)
     console.print(states_line(state))
     if len(state.tasks) <= _FULL_TABLE:
         console.print(task_table(state))

@@ -1,13 +1,15 @@
-"""Solve, verify, select on scripted candidates and a scripted check (no model, no sandbox):
-the largest group that passes the check is kept; agreement alone, or a check that cannot
-fail, verifies nothing; drawing stops once two computations agree and pass."""
+"""Views, verify, select on scripted candidates and a scripted check (no model, no sandbox):
+the group most views agree on that passes the check is kept; agreement alone, or a check
+that cannot fail, verifies nothing; a program and a prose answer that agree stop the drawing;
+a disagreement adds views up to the budget, and the alternatives are shown; a trivial or
+echoed value two drafts of one view agree on does not pass."""
 
 from __future__ import annotations
 
 import pytest
 from pydantic import JsonValue
 
-from roles.coder.select import VARIANTS, select
+from roles.coder.select import PROGRAMS, VIEWS, View, select
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
 from roles.verifier.checks import Judged
@@ -17,15 +19,19 @@ def cand(answer: JsonValue, code: str) -> Solved:
     return Solved({"answer": answer}, {}, f"exec-{code}", 1, code)
 
 
+def prose(answer: str) -> Solved:
+    return Solved({"answer": answer}, {}, "", 1, f"Step by step ... Answer: {answer}", "prose")
+
+
 class Draws:
     """Candidates in order (a TaskFailed for None)."""
 
     def __init__(self, *cands: Solved | None) -> None:
         self.left = list(cands)
-        self.notes: list[str] = []
+        self.views: list[View] = []
 
-    async def __call__(self, note: str) -> Solved:
-        self.notes.append(note)
+    async def __call__(self, view: View) -> Solved:
+        self.views.append(view)
         c = self.left.pop(0)
         if c is None:
             raise TaskFailed("code still failing")
@@ -49,18 +55,18 @@ def positive(empty_passes: bool = False):  # type: ignore[no-untyped-def]
 
 async def test_two_computations_that_agree_and_pass_stop_the_drawing() -> None:
     draws = Draws(cand("319 days", "a = 1"), cand("319", "b = 2\nc = 3"), cand("7", "never"))
-    chosen = await select(draws, positive(), "answer", frozenset(), 3)
+    chosen = await select(draws, positive(), "answer", frozenset(), 3, PROGRAMS)
     assert chosen.kept.outputs == {"answer": "319 days"} and chosen.drawn == 2
     assert [(v.kind, v.passed, v.independent) for v in chosen.verdicts] == [
         ("agreement", True, False),
         ("property", True, True),
     ]
-    assert chosen.note == "" and draws.notes == list(VARIANTS[:2])
+    assert chosen.note == "" and draws.views == list(PROGRAMS[:2])
 
 
 async def test_a_pair_that_repeats_one_misreading_is_not_kept_when_the_check_fails_it() -> None:
     draws = Draws(cand("-19 days", "x = 1"), cand("-19", "y = 2\nz = 3"), cand("319", "w = 4"))
-    chosen = await select(draws, positive(), "answer", frozenset(), 3)
+    chosen = await select(draws, positive(), "answer", frozenset(), 3, PROGRAMS)
     assert chosen.kept.outputs == {"answer": "319"}
     verdicts = {v.kind: v.passed for v in chosen.verdicts}
     assert verdicts == {"agreement": False, "property": True}
@@ -69,22 +75,22 @@ async def test_a_pair_that_repeats_one_misreading_is_not_kept_when_the_check_fai
 
 async def test_a_check_that_cannot_fail_leaves_agreement_unverified() -> None:
     draws = Draws(cand("12", "a = 1"), cand("12", "b = 2\nc = 3"))
-    chosen = await select(draws, positive(empty_passes=True), "answer", frozenset(), 2)
+    chosen = await select(draws, positive(empty_passes=True), "answer", frozenset(), 2, PROGRAMS)
     assert [v.kind for v in chosen.verdicts] == ["agreement"]
     assert "counts for nothing" in chosen.note
 
 
 async def test_a_check_that_fails_every_candidate_is_set_aside() -> None:
-    draws = Draws(cand("-1", "a = 1"), cand("-2", "b = 2"), cand("-1", "c = 3\nd = 4"))
-    chosen = await select(draws, positive(), "answer", frozenset(), 3)
-    assert chosen.kept.outputs == {"answer": "-1"}
+    draws = Draws(cand("-5", "a = 1"), cand("-7", "b = 2"), cand("-5", "c = 3\nd = 4"))
+    chosen = await select(draws, positive(), "answer", frozenset(), 3, PROGRAMS)
+    assert chosen.kept.outputs == {"answer": "-5"}
     assert {v.kind: v.passed for v in chosen.verdicts} == {"agreement": True}
     assert "likelier wrong than all of them" in chosen.note
 
 
 async def test_one_program_twice_is_one_computation() -> None:
     draws = Draws(cand("5", "print(5)"), cand("5", "print(5)  # again"), None)
-    chosen = await select(draws, positive(), "answer", frozenset(), 3)
+    chosen = await select(draws, positive(), "answer", frozenset(), 3, PROGRAMS)
     assert {v.kind: v.passed for v in chosen.verdicts}["agreement"] is False
     assert chosen.failures == ["code still failing"] and chosen.drawn == 3
 
@@ -92,4 +98,56 @@ async def test_one_program_twice_is_one_computation() -> None:
 async def test_no_candidate_that_ran_is_a_failure() -> None:
     draws = Draws(None, None)
     with pytest.raises(TaskFailed, match="code still failing"):
-        await select(draws, positive(), "answer", frozenset(), 2)
+        await select(draws, positive(), "answer", frozenset(), 2, PROGRAMS)
+
+
+async def test_a_program_and_a_prose_answer_that_agree_stop_the_drawing() -> None:
+    draws = Draws(cand("25 primes", "a = 1"), prose("25"), cand("24", "never"))
+    chosen = await select(draws, positive(), "answer", frozenset({100.0}), 4, VIEWS, 0.6)
+    assert chosen.drawn == 2 and [v.kind for v in draws.views] == ["program", "prose"]
+    assert chosen.kept.outputs == {"answer": "25 primes"}  # the program's, whole
+    assert [(v.kind, v.passed, v.independent) for v in chosen.verdicts] == [
+        ("views", True, True),
+        ("property", True, True),
+    ]
+    sure = chosen.confidence
+    assert sure is not None and sure.views == ["program", "prose"] and sure.score == 1.0
+    assert chosen.note == ""
+
+
+async def test_a_disagreement_adds_views_up_to_the_budget_and_shows_the_alternatives() -> None:
+    draws = Draws(cand("25", "a = 1"), prose("24"), cand("26", "b = 2"), cand("27", "c = 3"))
+    chosen = await select(draws, positive(), "answer", frozenset(), 4, VIEWS, 0.6)
+    assert chosen.drawn == 4 and [v.kind for v in draws.views] == [
+        "program",
+        "prose",
+        "program",
+        "program",
+    ]
+    sure = chosen.confidence
+    assert sure is not None and sure.score < 0.6 and sure.candidates == 4
+    assert sure.alternatives == ["24 (prose)", "26 (program)", "27 (program)"]
+    assert not all(v.passed for v in chosen.verdicts)
+    assert "24 (prose)" in chosen.verdicts[-1].what or chosen.note
+
+
+async def test_two_programs_against_a_prose_answer_are_too_unsure_to_pass() -> None:
+    draws = Draws(cand("25", "a = 1"), prose("24"), cand("25", "b = 2\nc = 3"), None)
+    chosen = await select(draws, positive(), "answer", frozenset(), 4, VIEWS, 0.6)
+    assert chosen.kept.outputs == {"answer": "25"} and chosen.drawn == 4
+    failed = [v for v in chosen.verdicts if not v.passed]
+    assert [v.kind for v in failed] == ["agreement"] and "below the 0.60" in failed[0].what
+    assert chosen.confidence is not None and chosen.confidence.alternatives == ["24 (prose)"]
+
+
+@pytest.mark.parametrize("value", ["0", "1", "There are 100 of them."])
+async def test_a_trivial_or_echoed_value_two_programs_agree_on_does_not_pass(value: str) -> None:
+    draws = Draws(cand(value, "a = 1"), cand(value, "b = 2\nc = 3"))
+    chosen = await select(draws, positive(), "answer", frozenset({100.0}), 2, PROGRAMS)
+    failed = [v for v in chosen.verdicts if not v.passed]
+    assert [(v.kind, v.independent) for v in failed] == [("views", True)]
+    assert "passes only when two views agree" in failed[0].what
+    # the same value from a program and a prose answer passes
+    draws = Draws(cand(value, "a = 1"), prose(value))
+    chosen = await select(draws, positive(), "answer", frozenset({100.0}), 2, VIEWS, 0.6)
+    assert all(v.passed for v in chosen.verdicts)

@@ -13,7 +13,7 @@ import pytest
 
 from bus import ConnectOptions, Envelope
 from bus.deliverable import Deliverable
-from bus.payloads import TaskAssignment, TaskResult, TaskSpec
+from bus.payloads import TaskAssignment, TaskResult, TaskSpec, Usage
 from roles.coder.role import Coder, strategy_for
 from roles.context import RoleContext, RoleDeps
 from roles.model_access import ModelAccess
@@ -77,23 +77,40 @@ async def work(role: Coder, job: TaskAssignment) -> TaskResult:
 SPEC = ScriptedAnswer(instructions="without seeing it", answer={"kind": "count"})
 
 
+PROSE = ScriptedAnswer(match="Work it out in words", answer="Counting them: 25.\nAnswer: 25")
+
+
+async def test_a_program_and_a_prose_answer_that_agree_are_verified(tmp_path: Path) -> None:
+    role = coder([SPEC, ScriptedAnswer(answer=fenced(SIEVE)), PROSE], tmp_path, cross_check=True)
+    result = await work(role, assignment(["answer"]))
+    assert result.outputs == {"answer": 25}
+    kinds = {v.kind: (v.passed, v.independent) for v in result.verdicts}
+    assert kinds == {"views": (True, True), "property": (True, True)}
+    assert result.checks == [v.what for v in result.verdicts]  # derived, not carried
+    assert verdict_of("25", ["solve"], {"solve": result.verdicts}).verified
+    # no call beyond the two views and the verifier's: its statement, one program, one prose
+    calls = [p for p in role.bus.sent if isinstance(p, Usage) and p.kind == "model"]  # type: ignore[attr-defined]
+    assert len(calls) == 3 and len(role.runner.executed) == 2  # type: ignore[attr-defined]
+    assert result.confidence is not None and result.confidence.views == ["program", "prose"]
+
+
 async def test_two_programs_that_agree_and_pass_the_check_are_verified(tmp_path: Path) -> None:
     role = coder(
         [SPEC, ScriptedAnswer(answer=fenced(SIEVE)), ScriptedAnswer(answer=fenced(COUNTED))],
         tmp_path,
         cross_check=True,
+        prose=False,
     )
     result = await work(role, assignment(["answer"]))
     assert result.outputs == {"answer": 25}
     kinds = {v.kind: v.passed for v in result.verdicts}
     assert kinds == {"agreement": True, "property": True}
-    assert result.checks == [v.what for v in result.verdicts]  # derived, not carried
     assert verdict_of("25", ["solve"], {"solve": result.verdicts}).verified
 
 
 async def test_a_second_candidate_that_disagrees_leaves_it_unverified(tmp_path: Path) -> None:
     answers = [SPEC, *(ScriptedAnswer(answer=fenced(c)) for c in (SIEVE, WRONG, "print(24)"))]
-    role = coder(answers, tmp_path, cross_check=True, candidate_attempts=1)
+    role = coder(answers, tmp_path, cross_check=True, candidate_attempts=1, prose=False)
     result = await work(role, assignment(["answer"]))
     agreement = next(v for v in result.verdicts if v.kind == "agreement")
     assert not agreement.passed

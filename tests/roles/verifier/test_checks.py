@@ -9,7 +9,7 @@ import pytest
 
 from roles.execution import CodeRunner, ExecutionResult
 from roles.verifier.checks import VerifierCheck, judge, request
-from roles.verifier.spec import AnswerSpec, check_program
+from roles.verifier.spec import AnswerSpec, Property, check_program, stated
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(120)]
 
@@ -105,3 +105,40 @@ async def test_a_yes_or_no_goal_needs_yes_or_no(shared_sandbox: object) -> None:
     check = VerifierCheck(check_program(spec, []))
     judged = await judge(check, ["Yes, it is prime.", "It is 7"], {}, runner(shared_sandbox))
     assert [o for o, _ in judged.outcomes] == ["pass", "fail"]
+
+
+async def test_a_defining_property_the_goal_states_is_checked_against_each_candidate(
+    shared_sandbox: object,
+) -> None:
+    # "the smallest number divisible by each of 4, 6 and 10": 60 holds it; 1 (an
+    # accumulator's starting value) and 40 do not
+    spec = AnswerSpec(
+        kind="count",
+        properties=[
+            Property(kind="divisible_by", values=[4, 6, 10]),
+            Property(kind="between", values=[1, 999]),  # 999: not in the goal, set aside
+        ],
+    )
+    assert stated(spec, [4, 6, 10]) == spec.properties[:1]
+    check = VerifierCheck(check_program(spec, [4, 6, 10]))
+    answers = ["The smallest is 60.", "It is 1", "40"]
+    judged = await judge(check, answers, {}, runner(shared_sandbox))
+    assert judged.usable
+    assert [o for o, _ in judged.outcomes] == ["pass", "fail", "fail"]
+    assert "divisible by each of [4, 6, 10]" in judged.outcomes[2][1]
+
+
+async def test_an_ordering_of_the_given_numbers_and_a_total_are_checked(
+    shared_sandbox: object,
+) -> None:
+    spec = AnswerSpec(
+        kind="text",
+        properties=[
+            Property(kind="ordering_of", values=[5, 2, 9]),
+            Property(kind="sums_to", values=[16]),
+        ],
+    )
+    check = VerifierCheck(check_program(spec, [5, 2, 9, 16]))
+    answers = ["[2, 5, 9]", "[2, 5, 9, 9]", "[2, 5]"]
+    judged = await judge(check, answers, {}, runner(shared_sandbox))
+    assert [o for o, _ in judged.outcomes] == ["pass", "fail", "fail"]

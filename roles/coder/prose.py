@@ -1,0 +1,55 @@
+"""The prose view: the task worked out in words and arithmetic, no code, its final value read
+from its last ``Answer:`` line. It fails otherwise than a program does — it misreads less
+and miscounts more — so where the two agree the answer is likely right, and where they do
+not, effort is due (`roles.coder.select`).
+
+Its request says ``work it out in words`` (what a scenario's script matches to answer it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from autogen_core.models import LLMMessage, SystemMessage, UserMessage
+from pydantic import JsonValue
+
+from roles.coder.instructions import DOCUMENT_CHARS
+from roles.program import given_values, quoted_documents
+
+__all__ = ["MARK", "STEPS_FIRST", "SYSTEM", "request"]
+
+MARK = "Work it out in words"
+"""In every prose request."""
+
+SYSTEM = (
+    "You are a careful analyst. Work the task out step by step in words and arithmetic; do "
+    "not write code. Check each step. End with one line 'Answer: <the value>' that states "
+    "the value the task asks for and nothing else."
+)
+
+STEPS_FIRST = (
+    "First list each quantity and condition the goal gives, one per line; then compute the "
+    "answer from them."
+)
+"""A second prose view's note: other words draw another reasoning at temperature 0."""
+
+
+def request(
+    goal: str,
+    task: str,
+    inputs: Mapping[str, JsonValue],
+    documents: Mapping[str, str],
+    note: str = "",
+    system: str = SYSTEM,
+) -> list[LLMMessage]:
+    """The messages of one prose view (``note``: what this view adds to the task)."""
+    parts = [
+        f"Overall goal: {goal}",
+        f"Your task: {task}",
+        given_values(inputs),
+        *quoted_documents(documents, DOCUMENT_CHARS),
+        f"{MARK}, then give the final answer line. {note}".strip(),
+    ]
+    return [
+        SystemMessage(content=system),
+        UserMessage(content="\n\n".join(p for p in parts if p), source="manager"),
+    ]
