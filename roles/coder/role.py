@@ -40,7 +40,7 @@ from roles.verifier import checks as verifier
 from roles.verifier import function_tests
 from roles.verifier.agreement import quoted_in
 from roles.verifier.checks import Judged, VerifierCheck
-from roles.verifier.spec import AnswerSpec, check_program
+from roles.verifier.spec import AnswerSpec, StatedProperties, check_program
 from roles.verifier.values import ANSWER_LINE, final_answer
 from roles.worker import WorkerRole
 
@@ -190,10 +190,12 @@ class Coder(WorkerRole[CoderSettings]):
             assignment.inputs,
             list(self.documents),
             self.verifier.instructions or None,
+            self.verifier.properties,
         )
+        shape = StatedProperties if self.verifier.properties else AnswerSpec
         try:
-            spec = await self.judge.structured(
-                request, AnswerSpec, what="answer spec", parent=env, task_id=assignment.task.id
+            spec: AnswerSpec = await self.judge.structured(
+                request, shape, what="answer spec", parent=env, task_id=assignment.task.id
             )
         except (ModelAnswerError, TaskFailed) as exc:
             return VerifierCheck("", f"the verifier stated nothing usable: {exc}")

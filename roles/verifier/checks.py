@@ -13,7 +13,7 @@ from pydantic import JsonValue
 
 from roles.execution import ExecutionResult
 from roles.program import files_for, given_values, unwrapped, wrapped
-from roles.verifier.spec import SYSTEM
+from roles.verifier.spec import PROPERTIES, SYSTEM
 from roles.verifier.values import numbers
 
 __all__ = ["Judged", "Run", "VerifierCheck", "judge", "request"]
@@ -68,15 +68,17 @@ def request(
     inputs: Mapping[str, JsonValue],
     documents: list[str],
     instructions: str | None = None,
+    properties: bool = False,
 ) -> list[LLMMessage]:
     """The verifier's messages: the goal, its values and the documents' names, no answer
-    (``instructions``: a prompt set's, in place of the built-in ones)."""
+    (``instructions``: a prompt set's, in place of the built-in ones; ``properties``: ask for
+    the defining properties the goal states, `PROPERTIES`)."""
     parts = [f"Goal: {goal}", given_values(inputs)]
     if documents:
         parts.append(f"Documents given with the goal: {', '.join(documents)}")
     parts.append("Write `check(answer, numbers)`.")
     return [
-        SystemMessage(content=instructions or SYSTEM),
+        SystemMessage(content=(instructions or SYSTEM) + (PROPERTIES if properties else "")),
         UserMessage(content="\n\n".join(parts), source="manager"),
     ]
 

@@ -23,7 +23,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CONDITIONS", "SYSTEM", "AnswerSpec", "Property", "check_program", "stated"]
+__all__ = [
+    "CONDITIONS",
+    "PROPERTIES",
+    "SYSTEM",
+    "AnswerSpec",
+    "Property",
+    "StatedProperties",
+    "check_program",
+    "stated",
+]
 
 SYSTEM = """You check a teammate's answer to a goal without seeing it. From the goal alone,
 say what kind of value every right answer gives:
@@ -36,14 +45,20 @@ say what kind of value every right answer gives:
 - "date": a date, a time or a weekday;
 - "yes_or_no": yes or no;
 - "text": a text, such as an encoded or transformed message.
-And how many values the goal asks for. If the goal itself states a property every right
-answer has, give it in "properties" (else leave it empty):
+And how many values the goal asks for. Do not work out the answer. Answer with one JSON
+object."""
+
+PROPERTIES = """
+If the goal itself states a property every right answer has, give it in "properties" (else
+leave it empty):
 - "divisible_by": the answer is divisible by each of these numbers;
 - "between": the answer lies between these two numbers (inclusive);
 - "sums_to": the answer's numbers add up to this number;
 - "ordering_of": the answer lists exactly these numbers, in some order.
-Use only numbers written in the goal or its values. Do not work out the answer. Answer with
-one JSON object."""
+Use only numbers written in the goal or its values; a property of the things counted is not
+one of the answer."""
+"""Added to `SYSTEM` with the verifier's ``properties`` on (its answer's shape:
+`StatedProperties`)."""
 
 Kind = Literal["count", "amount", "probability", "percentage", "name", "date", "yes_or_no", "text"]
 
@@ -58,13 +73,18 @@ class Property(BaseModel):
 
 
 class AnswerSpec(BaseModel):
-    """What kind of value every right answer gives, and the properties the goal states (the
-    verifier's typed statement)."""
+    """What kind of value every right answer gives (the verifier's typed statement)."""
 
     model_config = ConfigDict(extra="ignore")
 
     kind: Kind
     values_asked: int = Field(default=1, ge=1, le=6)
+
+
+class StatedProperties(AnswerSpec):
+    """The statement's shape when the verifier is asked for defining properties (the schema
+    the model's decoding is held to names them)."""
+
     properties: list[Property] = []
     """Checked when their numbers are the goal's own (`stated`); others are set aside, never
     a reason to refuse the statement."""
@@ -121,9 +141,10 @@ def stated(spec: AnswerSpec, goal_numbers: Iterable[float]) -> list[Property]:
     made up numbers for checks nothing the goal says); ``between`` needs two numbers, and
     none may have no numbers."""
     given = set(goal_numbers)
+    props = spec.properties if isinstance(spec, StatedProperties) else []
     return [
         p
-        for p in spec.properties
+        for p in props
         if p.values
         and all(v in given for v in p.values)
         and (p.kind != "between" or len(p.values) == 2)

@@ -9,7 +9,7 @@ import pytest
 
 from roles.execution import CodeRunner, ExecutionResult
 from roles.verifier.checks import VerifierCheck, judge, request
-from roles.verifier.spec import AnswerSpec, Property, check_program, stated
+from roles.verifier.spec import AnswerSpec, Property, StatedProperties, check_program, stated
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(120)]
 
@@ -112,7 +112,7 @@ async def test_a_defining_property_the_goal_states_is_checked_against_each_candi
 ) -> None:
     # "the smallest number divisible by each of 4, 6 and 10": 60 holds it; 1 (an
     # accumulator's starting value) and 40 do not
-    spec = AnswerSpec(
+    spec = StatedProperties(
         kind="count",
         properties=[
             Property(kind="divisible_by", values=[4, 6, 10]),
@@ -131,7 +131,7 @@ async def test_a_defining_property_the_goal_states_is_checked_against_each_candi
 async def test_an_ordering_of_the_given_numbers_and_a_total_are_checked(
     shared_sandbox: object,
 ) -> None:
-    spec = AnswerSpec(
+    spec = StatedProperties(
         kind="text",
         properties=[
             Property(kind="ordering_of", values=[5, 2, 9]),
@@ -142,3 +142,12 @@ async def test_an_ordering_of_the_given_numbers_and_a_total_are_checked(
     answers = ["[2, 5, 9]", "[2, 5, 9, 9]", "[2, 5]"]
     judged = await judge(check, answers, {}, runner(shared_sandbox))
     assert [o for o, _ in judged.outcomes] == ["pass", "fail", "fail"]
+
+
+def test_the_verifier_is_asked_for_properties_only_when_they_are_on() -> None:
+    plain = request("Smallest number divisible by each of 4, 6 and 10?", {}, [])
+    asked = request("Smallest number divisible by each of 4, 6 and 10?", {}, [], None, True)
+    assert "divisible_by" not in str(plain[0].content)
+    assert "divisible_by" in str(asked[0].content)
+    assert "properties" not in AnswerSpec.model_json_schema()["properties"]
+    assert "properties" in StatedProperties.model_json_schema()["properties"]
