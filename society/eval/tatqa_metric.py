@@ -101,11 +101,16 @@ def to_number(text: str) -> float | None:
     num = _extract_one_num(text)
     if num is None:
         return None
-    words = re.search(r"[\d.]+\s?[a-zA-Z]+", text)
-    scale = scale_to_num(words.group(0)) if words else 1
+    scale = _word_scale(text)
     negative = -1 if re.search(r"\(\s*[\d.,\s]+\)", text.strip()) else 1  # fix: commas
     percent = 0.01 if re.search(r"[\d.\s]+\)?%", text.strip()) else 1  # fix: (66)%
     return round(num * scale * negative * percent, 4)
+
+
+def _word_scale(text: str) -> float:
+    """The factor of the first word after a number (fix: also after ``(9.8) million``)."""
+    words = re.search(r"[\d.]+\)?\s?[a-zA-Z]+", text)
+    return scale_to_num(words.group(0)) if words else 1
 
 
 def _remove_punc(text: str) -> str:
@@ -251,7 +256,9 @@ def stated_numbers(text: str, words: bool = False) -> list[Stated]:
 
 
 def _tokens(text: str) -> list[str]:
-    return normalize_answer(text.translate(_QUOTES)).split()
+    """The normalised words of a sentence: curly quotes as straight ones, and a full stop or
+    comma ending a word dropped first (so that ``€1.00.`` is still a number)."""
+    return normalize_answer(re.sub(r"[.,;:!?]+(?=\s|$)", "", text.translate(_QUOTES))).split()
 
 
 def _has_run(hay: list[str], needle: list[str]) -> bool:
@@ -276,7 +283,7 @@ def grade_sentence(
     limit_words = max_words + 2 * sum(len(a.split()) for a in wanted)
     if len(text.split()) > limit_words:
         return False, f"{head} over {limit_words} words: a copy of the report is no answer"
-    values = {a: gold_value(a, scale) for a in wanted}
+    values = {a: gold_value(a, "" if _word_scale(a) != 1 else scale) for a in wanted}
     stated = stated_numbers(text, words=answer_type == "count")
     limit = max(max_numbers, 2 * len(wanted))
     if any(v is not None for v in values.values()) and len(stated) > limit:
