@@ -1,5 +1,5 @@
-"""``society eval``: run a suite (or HumanEval, or TAT-QA) through the society and baselines, graded;
-``society eval compare A.json B.json``: what changed between two evals."""
+"""``society eval``: run a suite (or HumanEval, or TAT-QA) through the society and baselines,
+graded; ``society eval compare A.json B.json``: what changed between two evals."""
 
 # No `from __future__ import annotations`: typer reads the annotations (see society.cli).
 import time
