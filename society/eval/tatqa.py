@@ -36,8 +36,9 @@ TATQA_GOAL = (
     "{question}\n\n"
     "Answer from the financial report's table (table.md) and paragraphs (paragraphs.md). "
     "State a value with its scale or unit as the report gives it, e.g. "
-    '"$1,234 thousand", "5.2 million" or "12.5%", a decrease as a negative number; quote '
-    "a text answer in the report's own words, and name every item when several are asked."
+    '"$1,234 thousand", "5.2 million" or "12.5%", and a change as a signed number (negative '
+    "when it fell); quote a text answer in the report's own words, and name every item when "
+    "several are asked."
 )
 """The goal: the question, and how to state the answer so that its scale can be graded."""
 

@@ -6,22 +6,26 @@ The official metric grades a bare prediction (a span or a number) and a predicte
 (``""``, thousand, million, billion, percent): both are normalised to one string (numbers
 as ``%.4f`` of the value rounded to 2 decimals times the scale, percent signs and scale
 words folded in, text lower-cased without punctuation or articles) and must be equal.
-`exact_match` is that, for a bare prediction. `grade_sentence` reads a sentence instead,
-and so deviates:
+`exact_match` is that, for a bare prediction (F1 is not ported). `grade_sentence` reads
+an answer written as sentences instead, and so departs from it:
 
 - Numbers (arithmetic, count, and spans that are numbers): every number the answer states
   is a prediction, with the scale its own words give (``1,234 thousand``, ``(in
   thousands)``, ``$5.2m``, ``12%``, ``12 percent``); it passes when one of them equals the
-  gold value as the official metric compares a prediction with and without its scale word
-  (so ``1.234 million`` equals 1234 thousand; ``1,234`` alone does not: the scale is part of
-  the answer). An answer stating more than ``max_numbers`` numbers fails (a list is no
-  answer). A count may be written as a word (``three``). A decrease must be negative.
-- Text spans: each gold span, normalised as the metric normalises (curly quotes taken as
-  straight ones), must appear as a run of the answer's normalised words; a multi-span
-  answer needs every gold span, in any order (a set), but extra items are not detected,
-  only an answer over ``max_words`` words fails (a copy of the report is no answer).
-- Two fixes to the official number reading: ``(1,234)`` is negative (the official pattern
-  misses the comma) and ``(66)%`` is a percent; ``−`` is a minus sign.
+  gold value the way the official metric compares a prediction with a predicted scale or
+  with its scale word in the string (so ``1.234 million`` equals 1234 thousand, as
+  ``get_answer_str`` reads that string; ``1,234`` alone does not: the scale is part of the
+  answer). An answer stating more than ``max_numbers`` numbers fails (a list is no answer).
+  A count may be a word (``one`` to ``twenty``). A sign counts (the goal asks for signed
+  changes). A gold span carrying its own scale word (``$3.0 million``, annotated scale
+  million) is read at that word's scale, not multiplied twice as the official metric does.
+- Text spans: each gold span, normalised as the metric normalises (curly quotes read as
+  straight ones, punctuation ending a word dropped first), must appear as a run of the
+  answer's normalised words; a multi-span answer needs every gold span, in any order (a
+  set). Extra items are not detected; only an answer over ``max_words`` words (plus twice
+  the gold's) fails, as a copy of the report is no answer.
+- Fixes to the official number reading: ``(1,234)`` is negative (the official pattern
+  misses the comma), ``(66)%`` a percent, ``(9.8) million`` millions; ``−`` a minus sign.
 """
 
 from __future__ import annotations
