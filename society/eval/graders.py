@@ -18,7 +18,17 @@ from pydantic import BaseModel, ConfigDict, JsonValue
 from roles.execution import CodeRunner
 from roles.verifier.values import numbers as numbers_in
 from sandbox.errors import SandboxError
-from society.eval.suite import Choice, Contains, Equals, Grader, Number, PythonCheck, Regex
+from society.eval.suite import (
+    Choice,
+    Contains,
+    Equals,
+    Grader,
+    Number,
+    PythonCheck,
+    Regex,
+    TatQA,
+)
+from society.eval.tatqa_metric import grade_sentence
 
 __all__ = ["Grade", "Submission", "grade", "grade_all", "numbers_in"]
 
@@ -74,7 +84,9 @@ def _short(text: str, n: int = 120) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _text_grade(grader: Contains | Regex | Number | Equals | Choice, sub: Submission) -> Grade:
+def _text_grade(
+    grader: Contains | Regex | Number | Equals | Choice | TatQA, sub: Submission
+) -> Grade:
     text, raw = _subject(grader, sub)
     if text is None:
         have = ", ".join(sorted(sub.outputs)) or "none"
@@ -115,6 +127,16 @@ def _text_grade(grader: Contains | Regex | Number | Equals | Choice, sub: Submis
             return _equals(grader, text, raw)
         case Choice():
             return _choice(grader, text)
+        case TatQA():
+            passed, why = grade_sentence(
+                text,
+                grader.answer,
+                grader.answer_type,
+                grader.scale,
+                grader.max_numbers,
+                grader.max_words,
+            )
+            return Grade.of("tatqa", passed, why)
         case _:
             assert_never(grader)
 

@@ -39,6 +39,7 @@ __all__ = [
     "Split",
     "SplitSpec",
     "Suite",
+    "TatQA",
     "load_suite",
 ]
 
@@ -133,8 +134,23 @@ class PythonCheck(_Strict):
     timeout_s: float = Field(default=30.0, gt=0, le=600)
 
 
+class TatQA(_GraderBase):
+    """TAT-QA's exact match with scale, read from a sentence (`society.eval.tatqa_metric`):
+    the gold value at its scale, or every gold span, stated in the answer."""
+
+    kind: Literal["tatqa"] = "tatqa"
+    answer: list[str] = Field(min_length=1)
+    """The gold answers as the metric's strings: the spans, or the one number."""
+    answer_type: Literal["span", "multi-span", "count", "arithmetic"]
+    scale: Literal["", "thousand", "million", "billion", "percent"] = ""
+    max_numbers: int = Field(default=12, ge=1)
+    """An answer stating more numbers than this fails (a list is no answer)."""
+    max_words: int = Field(default=150, ge=1)
+    """An answer longer than this (plus twice the gold's words) fails."""
+
+
 Grader = Annotated[
-    Contains | Regex | Number | Equals | Choice | PythonCheck, Field(discriminator="kind")
+    Contains | Regex | Number | Equals | Choice | TatQA | PythonCheck, Field(discriminator="kind")
 ]
 
 
