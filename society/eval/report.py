@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from society.eval.results import EvalResults, Record, Totals
-from society.eval.risk import COVERAGES, risk_coverage
+from society.eval.risk import COVERAGES, risk_coverage, threshold_for
 
 __all__ = [
     "comparable",
@@ -111,8 +111,9 @@ def _percent(share: float | None) -> str:
 
 
 def render_risk(console: Console, results: EvalResults) -> None:
-    """Per arm, the precision of its most confident answers at each coverage, and the AUROC
-    of its confidence (`society.eval.risk`)."""
+    """Per arm, the precision of its most confident answers at each coverage, the AUROC of
+    its confidence, and the least confidence at which its answers are 95 % right (on
+    ``train``, where to set ``roles.verifier.min_confidence``; `society.eval.risk`)."""
     table = Table(
         title="risk–coverage: right among the most confident answers", title_justify="left"
     )
@@ -123,6 +124,10 @@ def render_risk(console: Console, results: EvalResults) -> None:
     for c in COVERAGES:
         table.add_row(f"at {100 * c:.0f}% coverage", *[_percent(f.at(c)) for f in figures])
     table.add_row("AUROC", *[_opt(f.auroc, ".2f") for f in figures])
+    table.add_row(
+        "least confidence 95% right",
+        *[_opt(threshold_for(results.records, f.arm, 0.95), ".2f") for f in figures],
+    )
     console.print(table)
     unstated = [
         a for a in results.arms if all(r.confidence is None for r in results.records if r.arm == a)
