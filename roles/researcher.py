@@ -22,7 +22,7 @@ from roles.errors import TaskFailed
 from roles.memory import Hit
 from roles.settings import ResearcherSettings
 from roles.structured import AnswerShape
-from roles.worker import WorkerRole
+from roles.worker import WorkerRole, task_header
 
 __all__ = ["ResearchAnswer", "Researcher", "answer_shape"]
 
@@ -174,14 +174,7 @@ class Researcher(WorkerRole[ResearcherSettings]):
 
     def prompt(self, assignment: TaskAssignment, hits: list[Hit]) -> list[LLMMessage]:
         """The messages for one research task."""
-        task = assignment.task
-        parts = [
-            f"Overall goal: {assignment.goal}",
-            f"Your task ({task.id}): {task.description}",
-            f"Produce these outputs: {', '.join(task.outputs) or '(none)'}",
-        ]
-        if assignment.inputs:
-            parts.append("Inputs:\n" + json.dumps(assignment.inputs, ensure_ascii=False, indent=1))
+        parts = task_header(assignment)
         if hits:
             parts.append(
                 "Sources:\n"

@@ -12,7 +12,6 @@ Uses: the model (and budget guard), its tools, long-term memory for lessons.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -23,7 +22,7 @@ from bus import Envelope
 from bus.payloads import TaskAssignment, TaskResult
 from roles.settings import SpecialistSettings
 from roles.structured import AnswerShape
-from roles.worker import WorkerRole
+from roles.worker import WorkerRole, task_header
 
 __all__ = ["Specialist", "SpecialistAnswer", "answer_shape"]
 
@@ -85,14 +84,7 @@ class Specialist(WorkerRole[SpecialistSettings]):
 
     def prompt(self, assignment: TaskAssignment, lessons: list[str]) -> list[LLMMessage]:
         """The messages for one task: its instructions, the goal, the task and its inputs."""
-        task = assignment.task
-        parts = [
-            f"Overall goal: {assignment.goal}",
-            f"Your task ({task.id}): {task.description}",
-            f"Produce these outputs: {', '.join(task.outputs) or '(none)'}",
-        ]
-        if assignment.inputs:
-            parts.append("Inputs:\n" + json.dumps(assignment.inputs, ensure_ascii=False, indent=1))
+        parts = task_header(assignment)
         notes = [*assignment.notes, *lessons, *self.talk.take_remarks()]
         if notes:
             parts.append("Keep in mind:\n- " + "\n- ".join(notes))

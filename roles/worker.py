@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import json
 from typing import Any, Literal
 
 from bus import Envelope
@@ -14,10 +15,24 @@ from roles.base import Role
 from roles.context import RoleContext, S
 from roles.errors import BudgetExceeded, FailureCause, ModelAnswerError, TaskFailed
 
-__all__ = ["WorkerRole"]
+__all__ = ["WorkerRole", "task_header"]
 
 _TASK_KEY: contextvars.ContextVar[str | None] = contextvars.ContextVar("task_key", default=None)
 """``task#attempt`` of the worker task the current coroutine serves."""
+
+
+def task_header(assignment: TaskAssignment) -> list[str]:
+    """The parts a task's prompt opens with: the overall goal, the task, the outputs to
+    produce and the inputs given (as JSON)."""
+    task = assignment.task
+    parts = [
+        f"Overall goal: {assignment.goal}",
+        f"Your task ({task.id}): {task.description}",
+        f"Produce these outputs: {', '.join(task.outputs) or '(none)'}",
+    ]
+    if assignment.inputs:
+        parts.append("Inputs:\n" + json.dumps(assignment.inputs, ensure_ascii=False, indent=1))
+    return parts
 
 
 class WorkerRole(Role[S]):
