@@ -22,6 +22,7 @@ from roles.verifier.rule import verdict_of
 from sandbox.mock import MockRunner, local_python
 from society.models.scripted import ScriptedChatCompletionClient
 from society.models.spec import ScriptedAnswer
+from tests.roles.recorder import Recorder
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -29,17 +30,6 @@ GOAL = "How many primes are there below 100?"
 SIEVE = "print(sum(all(n % d for d in range(2, n)) for n in range(2, 100)))"
 COUNTED = "count = 0\nfor n in range(2, 100):\n    if all(n % d for d in range(2, int(n ** 0.5) + 1)):\n        count += 1\nprint(count)"
 WRONG = "print(26)"
-
-
-class Recorder:
-    """Stands for the bus: every payload sent, with made-up ids."""
-
-    def __init__(self) -> None:
-        self.sent: list[Any] = []
-
-    async def send(self, run_id: str, sender: str, payload: Any, **_: Any) -> str:
-        self.sent.append(payload)
-        return f"m{len(self.sent)}"
 
 
 def fenced(code: str) -> str:

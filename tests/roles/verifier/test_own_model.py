@@ -6,7 +6,6 @@ verifier's model and the programs from the coder's."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,20 +19,12 @@ from sandbox.mock import MockRunner, local_python
 from society.models.scripted import ScriptedChatCompletionClient
 from society.models.spec import ScriptedAnswer
 from society.scenario import Scenario
+from tests.roles.recorder import Recorder
 
 pytestmark = pytest.mark.timeout(60)
 
 ONE = "print(sum(all(n % d for d in range(2, n)) for n in range(2, 100)))"
 TWO = "c = 0\nfor n in range(2, 100):\n    c += all(n % d for d in range(2, n))\nprint(c)"
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.sent: list[Any] = []
-
-    async def send(self, run_id: str, sender: str, payload: Any, **_: Any) -> str:
-        self.sent.append(payload)
-        return f"m{len(self.sent)}"
 
 
 def access(name: str, answers: list[ScriptedAnswer]) -> ModelAccess:
