@@ -237,6 +237,7 @@ def _too_unsure(best: Group, confidence: Confidence, least: float) -> CheckVerdi
 
 
 _NAMES = {"program": "a program", "prose": "a worked answer in prose"}
+_PLURALS = {"program": "programs", "prose": "worked answers in prose"}
 
 
 def _verdicts(
@@ -265,7 +266,8 @@ def _verdicts(
         agreed = CheckVerdict(
             kind="agreement",
             what=(
-                f"{n} candidate programs, each drawn apart, gave these values{besides}"
+                f"{n} candidate {_PLURALS[best.views[0]]}, each drawn apart, gave these "
+                f"values{besides}"
                 if n >= 2
                 else "no other candidate gave these values"
             ),
