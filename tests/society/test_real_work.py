@@ -148,7 +148,7 @@ async def test_a_second_program_repeating_the_first_misreading_does_not_verify_i
     assert final is not None and final.status == "unverified", final
     assert final.answer == "319 days"  # the only values that pass the check
     assert kinds(final) == {"agreement": False, "property": True}
-    assert "no other candidate program gave these values" in final.reason
+    assert "no other candidate gave these values" in final.reason
 
 
 async def test_agreement_without_a_check_from_the_goal_is_not_verified(run_yaml: RunYaml) -> None:
