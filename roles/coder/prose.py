@@ -13,9 +13,12 @@ from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from pydantic import JsonValue
 
 from roles.coder.instructions import DOCUMENT_CHARS
+from roles.coder.votes import Solved
+from roles.errors import TaskFailed
 from roles.program import given_values, quoted_documents
+from roles.verifier.values import ANSWER_LINE, final_answer
 
-__all__ = ["MARK", "STEPS_FIRST", "SYSTEM", "request"]
+__all__ = ["MARK", "STEPS_FIRST", "SYSTEM", "request", "worked"]
 
 MARK = "Work it out in words"
 """In every prose request."""
@@ -53,3 +56,13 @@ def request(
         SystemMessage(content=system),
         UserMessage(content="\n\n".join(p for p in parts if p), source="manager"),
     ]
+
+
+def worked(reply: str) -> Solved:
+    """The prose view's candidate: the value of its last ``Answer:`` line (its text kept as
+    the candidate's code); raises `TaskFailed` when it states none."""
+    value = final_answer(reply) if ANSWER_LINE.search(reply) else ""
+    if not value or len(value) > 500:
+        msg = "the worked answer in prose ends with no 'Answer:' line"
+        raise TaskFailed(msg)
+    return Solved({"answer": value}, {}, "", 1, reply, view="prose")

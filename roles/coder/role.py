@@ -41,7 +41,6 @@ from roles.verifier import function_tests
 from roles.verifier.agreement import quoted_in
 from roles.verifier.checks import Judged, VerifierCheck
 from roles.verifier.spec import AnswerSpec, StatedProperties, check_program
-from roles.verifier.values import ANSWER_LINE, final_answer
 from roles.worker import WorkerRole
 
 __all__ = ["STRATEGIES", "Coder", "Strategy", "strategy_for"]
@@ -136,9 +135,14 @@ class Coder(WorkerRole[CoderSettings]):
 
             judge = judge_
 
+        async def ask(messages: list[LLMMessage]) -> str:
+            return (await self.calls.call(messages, parent=env, task_id=task.id)).text
+
         async def draw(view: View) -> Solved:
             if view.kind == "prose":
-                return await self._prose(env, assignment, view.note)
+                goal, inputs = assignment.goal, assignment.inputs
+                asked = prose.request(goal, task.description, inputs, self.documents, view.note)
+                return prose.worked(await ask(asked))
             convo = self.prompt(assignment, view.note)
             return await self._solve(env, assignment, convo, self.settings.candidate_attempts)
 
@@ -156,20 +160,6 @@ class Coder(WorkerRole[CoderSettings]):
             self.log.info("candidate failed", task=task.id, error=failure[:200])
         result = self._done(assignment, chosen.kept, note=chosen.note, verdicts=chosen.verdicts)
         return result.model_copy(update={"confidence": chosen.confidence})
-
-    async def _prose(self, env: Envelope, assignment: TaskAssignment, note: str) -> Solved:
-        """The prose view: the task worked out in words, its last ``Answer:`` line read
-        (`roles.coder.prose`); raises `TaskFailed` when it states no value."""
-        task = assignment.task
-        messages = prose.request(
-            assignment.goal, task.description, assignment.inputs, self.documents, note
-        )
-        reply = await self.calls.call(messages, parent=env, task_id=task.id)
-        value = final_answer(reply.text) if ANSWER_LINE.search(reply.text) else ""
-        if not value or len(value) > 500:
-            msg = "the worked answer in prose ends with no 'Answer:' line"
-            raise TaskFailed(msg)
-        return Solved({"answer": value}, {}, "", 1, reply.text, view="prose")
 
     async def _worked_examples(self, env: Envelope, goal: str) -> list[str]:
         """Verified solutions of goals like this one (`roles.solutions`), recalled once."""
