@@ -139,7 +139,7 @@ class CoderSettings(RoleSettings):
     candidates: int = Field(default=4, ge=1, le=6)
     """With ``cross_check``: candidates drawn at most for a task that gives the ``answer``,
     through views that fail differently (a program, a worked answer in prose, programs asked
-    other ways: `roles.coder.select`); the group most views agree on that passes the
+    other ways; see the coder's select); the group most views agree on that passes the
     verifier's check is kept. Drawing stops once a group is clearly ahead."""
     prose: bool = True
     """With ``cross_check``, for a task whose one output is the ``answer``: a worked answer in
