@@ -7,6 +7,7 @@ Its request says ``work it out in words`` (what a scenario's script matches to a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
@@ -18,7 +19,7 @@ from roles.errors import TaskFailed
 from roles.program import given_values, quoted_documents
 from roles.verifier.values import ANSWER_LINE, final_answer
 
-__all__ = ["MARK", "STEPS_FIRST", "SYSTEM", "request", "worked"]
+__all__ = ["MARK", "STEPS_FIRST", "SYSTEM", "final_value", "request", "worked"]
 
 MARK = "Work it out in words"
 """In every prose request."""
@@ -58,10 +59,29 @@ def request(
     ]
 
 
+_BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
+_LATEX = re.compile(r"\\[\[\]()]|\\(?:text|mathrm|textbf)\{([^{}]*)\}|\\(?=[$%])")
+
+
+def final_value(reply: str) -> str:
+    """The value a worked answer ends on: its last ``Answer:`` line (up to a blank line),
+    else its last ``\\boxed{…}`` (what small models trained on maths write instead), with
+    LaTeX delimiters taken off; "" when it states none. On train (1.5B), one prose answer in
+    three ended on ``\\boxed{99}`` alone, and one put its ``Answer:`` inside ``\\[ … \\]``."""
+    if ANSWER_LINE.search(reply):
+        value = final_answer(reply).split("\n\n")[0]
+    else:
+        boxed = _BOXED.findall(reply)
+        value = boxed[-1] if boxed else ""
+    value = _BOXED.sub(lambda m: m.group(1), value)
+    value = _LATEX.sub(lambda m: m.group(1) or "", value)
+    return " ".join(value.split()).strip(" .")
+
+
 def worked(reply: str) -> Solved:
-    """The prose view's candidate: the value of its last ``Answer:`` line (its text kept as
-    the candidate's code); raises `TaskFailed` when it states none."""
-    value = final_answer(reply) if ANSWER_LINE.search(reply) else ""
+    """The prose view's candidate: the value it ends on (`final_value`; its text kept as the
+    candidate's code); raises `TaskFailed` when it states none."""
+    value = final_value(reply)
     if not value or len(value) > 500:
         msg = "the worked answer in prose ends with no 'Answer:' line"
         raise TaskFailed(msg)
