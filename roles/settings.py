@@ -136,15 +136,18 @@ class CoderSettings(RoleSettings):
     a tie), and the answer by candidates the verifier's check selects among; outputs no
     check confirmed leave the run ``unverified`` (off: one program, which checks nothing,
     so a run it answers ends ``unverified``)."""
-    candidates: int = Field(default=4, ge=1, le=6)
+    candidates: int = Field(default=3, ge=1, le=6)
     """With ``cross_check``: candidates drawn at most for a task that gives the ``answer``,
     through views that fail differently (a program, a worked answer in prose, programs asked
     other ways; see the coder's select); the group most views agree on that passes the
     verifier's check is kept. Drawing stops once a group is clearly ahead."""
-    prose: bool = True
+    prose: bool = False
     """With ``cross_check``, for a task whose one output is the ``answer``: a worked answer in
     prose is the second view (after the first program), so that agreement is between ways
-    that fail differently, not drafts of one (off: programs only)."""
+    that fail differently, not drafts of one (off: programs only). Off by default: on 7 train
+    goals Qwen2.5-Coder-1.5B's prose answer was right on none (it miscounts what its programs
+    compute), so at that size it would only cost calls and veto right answers; a view for a
+    model that reasons in words as well as it codes."""
     candidate_attempts: int = Field(default=2, ge=1, le=20)
     """Runs per candidate (the first try plus fixes): a candidate that keeps failing gives
     way to a fresh one rather than being repaired again."""
@@ -176,10 +179,11 @@ class VerifierSettings(RoleSettings):
     every property it stated with the goal's own numbers was wrong ("between 1 and 40" for
     the 40th Fibonacci number, "divisible by 7 and 11" for a count of such numbers) — a
     check for a stronger verifier model."""
-    min_confidence: float = Field(default=0.6, ge=0, le=1)
+    min_confidence: float = Field(default=0.0, ge=0, le=1)
     """The least confidence (`roles.verifier.confidence`) an answer drawn from views may pass
-    at. 0.6: two views that fail differently agree, or every program drawn agrees with
-    nothing against it; two programs against a prose answer do not pass."""
+    at (below it: a failed verdict naming the alternatives). 0: the verdicts alone decide.
+    Set it on ``train`` from `society eval`'s "least confidence 95% right"; 0.6 means two
+    views agree, or every program drawn agrees with nothing against it."""
     function_tests: bool = True
     """With the coder's ``cross_check``, for a goal whose answer is a function: the verifier
     writes tests from the docstring alone, and drafts that pass its examples are chosen by

@@ -26,8 +26,8 @@ MARK = "Work it out in words"
 
 SYSTEM = (
     "You are a careful analyst. Work the task out step by step in words and arithmetic; do "
-    "not write code. Check each step. End with one line 'Answer: <the value>' that states "
-    "the value the task asks for and nothing else."
+    "not write code. Check each step. End with one line that starts with 'Answer:' and "
+    "states the value the task asks for and nothing else."
 )
 
 STEPS_FIRST = (
@@ -82,7 +82,7 @@ def worked(reply: str) -> Solved:
     """The prose view's candidate: the value it ends on (`final_value`; its text kept as the
     candidate's code); raises `TaskFailed` when it states none."""
     value = final_value(reply)
-    if not value or len(value) > 500:
+    if not value or len(value) > 500 or (value.startswith("<") and value.endswith(">")):
         msg = "the worked answer in prose ends with no 'Answer:' line"
         raise TaskFailed(msg)
     return Solved({"answer": value}, {}, "", 1, reply, view="prose")

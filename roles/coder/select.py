@@ -6,8 +6,8 @@ candidate) is kept.
 
 Effort follows doubt: the cheapest pair (a program and a prose answer) is drawn first; when
 they agree and the check holds, drawing stops. Otherwise views are added one at a time until
-a group is clearly ahead (two views agree, or two programs of their own agree and nothing
-contradicts them) or ``most`` candidates are drawn; the leading group answers, with the
+a group is clearly ahead (two views agree, or two programs of their own agree) or ``most``
+candidates are drawn; the leading group answers, with the
 alternatives in its confidence. A check that fails every candidate is set aside: at 1.5B the
 verifier often writes out an answer of its own and compares, and candidates drawn apart are
 likelier right than one such check. Every check of the kept answer is one typed verdict
@@ -144,13 +144,12 @@ def _same(a: Solved, b: Solved, quoted: frozenset[float], output: str) -> bool:
     return not disagreements(x, y, quoted)
 
 
-def _ahead(best: Group, groups: list[Group], output: str, quoted: frozenset[float]) -> bool:
-    """Whether ``best`` is clearly ahead: two views agree on it, or two programs of their own
-    do, nothing else was drawn against it, and its value may pass on one view."""
+def _ahead(best: Group, output: str, quoted: frozenset[float]) -> bool:
+    """Whether ``best`` is clearly ahead: two views agree on it, or two computations of their
+    own of one view do and its value may pass on one view."""
     if best.kinds >= 2:
         return True
-    alone = len(groups) == 1
-    return best.agreeing >= 2 and alone and not needs_views(_answer(best.kept, output), quoted)
+    return best.agreeing >= 2 and not needs_views(_answer(best.kept, output), quoted)
 
 
 async def select(
@@ -182,9 +181,7 @@ async def select(
             continue
         judged = await judge([_answer(g.kept, output) for g in groups]) if judge else None
         best = _best(groups, judged)
-        if _ahead(best, groups, output, quoted) and (
-            judged is None or _passed(judged, groups.index(best))
-        ):
+        if _ahead(best, output, quoted) and (judged is None or _passed(judged, groups.index(best))):
             break
     if not cands:  # the last failure as it was: a model outage stays one (its cause)
         raise last if last is not None else TaskFailed("no candidate program ran")

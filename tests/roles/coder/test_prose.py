@@ -29,6 +29,8 @@ def test_the_value_a_worked_answer_ends_on_is_read(reply: str, value: str) -> No
 def test_a_worked_answer_that_states_no_value_is_a_failed_view() -> None:
     with pytest.raises(TaskFailed, match="no 'Answer:' line"):
         worked("I think it is probably around a hundred or so.")
+    with pytest.raises(TaskFailed):  # the instructions' wording echoed, no value
+        worked("Answer: <the value>")
 
 
 def test_the_request_asks_in_words_with_the_goals_values() -> None:

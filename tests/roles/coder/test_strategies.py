@@ -71,7 +71,9 @@ PROSE = ScriptedAnswer(match="Work it out in words", answer="Counting them: 25.\
 
 
 async def test_a_program_and_a_prose_answer_that_agree_are_verified(tmp_path: Path) -> None:
-    role = coder([SPEC, ScriptedAnswer(answer=fenced(SIEVE)), PROSE], tmp_path, cross_check=True)
+    role = coder(
+        [SPEC, ScriptedAnswer(answer=fenced(SIEVE)), PROSE], tmp_path, cross_check=True, prose=True
+    )
     result = await work(role, assignment(["answer"]))
     assert result.outputs == {"answer": 25}
     kinds = {v.kind: (v.passed, v.independent) for v in result.verdicts}

@@ -32,13 +32,7 @@ def access(name: str, answers: list[ScriptedAnswer]) -> ModelAccess:
 
 
 async def test_the_verifier_states_its_check_on_its_own_model(tmp_path: Path) -> None:
-    solver = access(
-        "small",
-        [
-            ScriptedAnswer(answer=f"```python\n{ONE}\n```"),
-            ScriptedAnswer(match="Work it out in words", answer="25 of them.\nAnswer: 25"),
-        ],
-    )
+    solver = access("small", [ScriptedAnswer(answer=f"```python\n{c}\n```") for c in (ONE, TWO)])
     judge = access("strong", [ScriptedAnswer(answer={"kind": "count"})])
     deps = RoleDeps(model=solver, judge=judge, code=MockRunner(local_python))
     ctx = RoleContext(
@@ -56,7 +50,7 @@ async def test_the_verifier_states_its_check_on_its_own_model(tmp_path: Path) ->
         goal="How many primes are there below 100?",
     )
     result = await coder.work(Envelope.new("r1", "manager/0", job, task_id="t"), job)
-    assert {v.kind: v.passed for v in result.verdicts} == {"views": True, "property": True}
+    assert {v.kind: v.passed for v in result.verdicts} == {"agreement": True, "property": True}
     models = [p.model for p in recorder.sent if isinstance(p, Usage) and p.kind == "model"]
     assert models == ["strong", "small", "small"]  # the statement first, from the verifier
 
