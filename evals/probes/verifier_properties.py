@@ -2,7 +2,7 @@
 import json, sys
 import yaml
 from openai import OpenAI
-from roles.verifier.spec import SYSTEM, AnswerSpec, stated
+from roles.verifier.spec import StatedProperties as AnswerSpec, stated
 from roles.verifier.checks import request
 from roles.verifier.agreement import quoted_in
 
@@ -14,7 +14,7 @@ client = OpenAI(base_url="http://127.0.0.1:8080/v1", api_key="x")
 schema = AnswerSpec.model_json_schema()
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 for c in train[:n]:
-    msgs = request(c.goal, c.inputs, [])
+    msgs = request(c.goal, c.inputs, [], None, True)
     m = [{"role": "system", "content": msgs[0].content}, {"role": "user", "content": msgs[1].content}]
     r = client.chat.completions.create(model="qwen2.5-coder-1.5b", messages=m, temperature=0, max_tokens=200,
         extra_body={"response_format": {"type": "json_object", "schema": schema}})
