@@ -14,6 +14,7 @@ from typing import Annotated, Any, ClassVar, Literal, get_args
 from pydantic import Field, JsonValue, model_validator
 
 from bus.deliverable import Deliverable
+from bus.evidence import Quote
 from bus.execution import Artifact, ExecRequest, ExecResult
 from bus.payload_base import _Model, _Payload
 from bus.subjects import Channel
@@ -207,6 +208,8 @@ class TaskResult(_Payload):
     """Every check of the outputs, one typed verdict each (what decides the run's status)."""
     confidence: Confidence | None = None
     """How sure the outputs are, from the views that agree on them (None: none stated)."""
+    quotes: list[Quote] = []
+    """The evidence the outputs rest on, quoted from the documents (the researcher's)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -11,7 +11,9 @@ from bus.payload_base import _Model
 
 __all__ = ["CheckKind", "CheckVerdict", "Confidence", "Verdict"]
 
-CheckKind = Literal["property", "examples", "agreement", "views", "goal_check", "sources"]
+CheckKind = Literal[
+    "property", "examples", "agreement", "views", "goal_check", "sources", "grounding"
+]
 """- ``property``: a check program the verifier wrote from the goal alone, before any candidate;
 - ``examples``: the examples the goal itself states (a function's docstring);
 - ``agreement``: another candidate of the same view (a second program), drawn apart, gave
@@ -19,7 +21,9 @@ CheckKind = Literal["property", "examples", "agreement", "views", "goal_check", 
 - ``views``: answers reached in ways that fail differently (a program, a worked answer in
   prose) gave the same values;
 - ``goal_check``: a program answering the whole goal on its own agrees with the plan's answer;
-- ``sources``: the researcher's answer cites passages it read.
+- ``sources``: the researcher's answer cites passages it read;
+- ``grounding``: every value the researcher quoted stands in the documents where it says
+  (checked by code; necessary, not sufficient, so never independent).
 A program that merely ran checks nothing, so it gives no verdict."""
 
 

@@ -265,6 +265,16 @@ def _stored(row: tuple[object, ...]) -> StoredLesson:
     )
 
 
+def _passages(chunk: str) -> list[str]:
+    """A paragraph as one passage; a markdown table as one passage per row, each under
+    the table's header, so a search finds the row without the whole table."""
+    lines = chunk.strip().splitlines()
+    if len(lines) < 4 or not all(line.lstrip().startswith("|") for line in lines):
+        return [chunk.strip()]
+    head = lines[:2] if set(lines[1].replace("|", "").strip()) <= set("-: ") else lines[:1]
+    return ["\n".join([*head, row]) for row in lines[len(head) :]]
+
+
 class Corpus:
     """A local document collection (text files), indexed by paragraph."""
 
@@ -286,13 +296,14 @@ class Corpus:
 
     def _index(self, file: Path) -> None:
         text = file.read_text(encoding="utf-8", errors="replace")
-        chunks = [c.strip() for c in re.split(r"\n\s*\n", text) if c.strip()]
+        chunks = [p for c in re.split(r"\n\s*\n", text) if c.strip() for p in _passages(c)]
+        name = file.name if file.name not in self.texts else f"{file.parent.name}-{file.name}"
         self._db.executemany(
-            "INSERT INTO docs(text, source) VALUES (?, ?)", [(c, file.name) for c in chunks]
+            "INSERT INTO docs(text, source) VALUES (?, ?)", [(c, name) for c in chunks]
         )
         self.files += 1
-        self.names.append(file.name)
-        self.texts.setdefault(file.name, text)
+        self.names.append(name)
+        self.texts.setdefault(name, text)
 
     def search(self, query: str, k: int = 5) -> list[Hit]:
         """The ``k`` paragraphs most relevant to ``query``."""

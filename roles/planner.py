@@ -24,7 +24,7 @@ from roles.errors import BudgetExceeded, ModelAnswerError, TaskFailed
 from roles.settings import PlannerSettings
 from roles.structured import AnswerShape
 
-__all__ = ["PlanAnswer", "Planner", "function_plan", "goal_plan", "plan_shape"]
+__all__ = ["PlanAnswer", "Planner", "document_plan", "function_plan", "goal_plan", "plan_shape"]
 
 SYSTEM = """You are the planner of a team of AI agents. You turn a goal into:
 1. success_criteria: a few concrete, checkable statements that are true when the goal is met;
@@ -155,6 +155,54 @@ def goal_plan(request: PlanRequest) -> Plan:
     )
 
 
+def document_plan(request: PlanRequest) -> Plan:
+    """The first plan for a goal over documents, no model asked: the researcher reads them
+    and quotes the evidence (each quote confirmed by code where it stands), and the coder
+    answers from the quotes — by quotation when the goal asks for the report's words, by a
+    program when a value must be computed. Reading and computing are different jobs: a
+    small model's program that parses a report's table itself misreads it."""
+    given = list(request.goal_inputs)
+    read = TaskSpec(
+        id="read",
+        role="researcher",
+        description=(
+            "Find in the documents what the overall goal needs. Quote every value and phrase "
+            "the answer rests on; for a change, a difference, an average or a ratio, quote "
+            "each value it is computed from (every year or column it needs). In `quoted`, "
+            "give the answer in the document's own words when it stands there as it is (a "
+            "name, a reason, a figure the report states, or every item when several are "
+            'asked, as a list); when it must be computed, `quoted` is "".'
+        ),
+        inputs=given,
+        outputs=["evidence", "quoted"],
+    )
+    solve = TaskSpec(
+        id="solve",
+        role="coder",
+        description=(
+            "Answer the overall goal from the evidence the researcher quoted from the "
+            "documents. When `quoted` holds the answer in the report's words, the answer "
+            "states `quoted` as it is. Otherwise the program computes every value the goal "
+            "asks for from the quoted values, none worked out beforehand and written in, and "
+            "gives `answer`: one sentence that states each value with its scale or unit as "
+            "the report gives it."
+        ),
+        inputs=["evidence", "quoted", *given],
+        outputs=["answer"],
+        depends_on=["read"],
+    )
+    criteria = request.success_criteria or [
+        "the answer states what the goal asks for, as the documents give it or computed "
+        "from values quoted from them"
+    ]
+    return Plan(
+        revision=request.revision,
+        success_criteria=criteria,
+        tasks=[read, solve],
+        rationale="the researcher quotes the evidence from the documents; the coder answers from it",
+    )
+
+
 class Planner(Role[PlannerSettings]):
     """Answers plan requests with plans."""
 
@@ -189,7 +237,8 @@ class Planner(Role[PlannerSettings]):
             return
         first = request.revision == 1 and not request.errors
         if first and self.settings.one_task_first and self._one_program(request):
-            await self.send(goal_plan(request), parent=env)
+            plan = document_plan(request) if self._read_first(request) else goal_plan(request)
+            await self.send(plan, parent=env)
             return
         if self.lessons is None:  # the goal does not change within a run: recall once
             self.lessons = await self.recall(request.goal, parent=env)
@@ -242,6 +291,13 @@ class Planner(Role[PlannerSettings]):
             return False
         documents = self.deps.corpus is not None and bool(self.deps.corpus.names)
         return roles == ("coder",) or ("coder" in roles and documents)
+
+    def _read_first(self, request: PlanRequest) -> bool:
+        """Whether the first plan reads before it computes: the goal has documents and the
+        researcher may be given tasks (`PlannerSettings.read_first`)."""
+        documents = self.deps.corpus is not None and bool(self.deps.corpus.names)
+        roles = self.roles(request)
+        return self.settings.read_first and documents and {"researcher", "coder"} <= set(roles)
 
     def roles(self, request: PlanRequest) -> tuple[str, ...]:
         """The roles a plan may use: the run's, less the researcher when it may not be

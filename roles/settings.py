@@ -100,6 +100,9 @@ class PlannerSettings(RoleSettings):
     one_task_first: bool = True
     """When the coder can do tasks, the first plan is one coding task that answers the goal
     as stated, with the goal's documents as files (no model call); replans ask the model."""
+    read_first: bool = True
+    """For a goal with documents (and the researcher offered), that first plan is two tasks:
+    the researcher quotes the evidence, the coder answers from it (`document_plan`)."""
 
 
 class ResearcherSettings(RoleSettings):
@@ -109,8 +112,11 @@ class ResearcherSettings(RoleSettings):
     """Folders or files (relative to the scenario) of documents to search."""
     tools: list[str] = []
     """MCP tools it may call: ``server`` (all its tools) or ``server.tool`` (see ``tools``)."""
-    max_hits: int = Field(default=5, ge=1, le=50)
-    """Document passages put into the prompt."""
+    max_hits: int = Field(default=8, ge=1, le=50)
+    """Document passages put into the prompt when the documents do not fit one reading."""
+    read_chars: int = Field(default=12_000, ge=0)
+    """Documents that together hold at most this many characters are read whole (about
+    3k tokens); bigger ones are searched (BM25) for the task's passages."""
     max_consults: int = Field(default=3, ge=0, le=50)
     """Questions the researcher may ask the planner per task."""
     require_sources: bool = True

@@ -1,5 +1,6 @@
 """What the coder is told about its inputs beyond their JSON: that a string holds a table
-(CSV text), and how to read it; that there are none, and the goal's text has the values.
+(CSV text), and how to read it; that a list holds quotes, and how to read their numbers;
+that there are none, and the goal's text has the values.
 
 A small model given a CSV table as one JSON string splits it by hand and gets it wrong
 (the dev suite's csv cases: every draft unpacked the rows wrongly); one line that names
@@ -38,12 +39,31 @@ def _table(text: str) -> tuple[str, list[str], int] | None:
     return dialect.delimiter, rows[0], len(rows) - 1
 
 
+def _quotes(value: JsonValue) -> bool:
+    """Whether ``value`` is a researcher's quotes (`bus.evidence.Quote` as JSON)."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(isinstance(q, dict) and "text" in q and "row" in q for q in value)
+    )
+
+
 def input_notes(inputs: Mapping[str, JsonValue]) -> list[str]:
     """One sentence per input a program is likely to misread, or that there are none."""
     if not inputs:
         return [NO_INPUTS]
     notes = []
     for name, value in inputs.items():
+        if _quotes(value):
+            notes.append(
+                f"inputs[{name!r}] is a list of quotes from the documents: each a dict with "
+                '"text" (the value as the report writes it), "source", "row" and "column". '
+                'Turn a quoted number into a float with `number(q["text"])` where '
+                "`def number(t): t = t.replace(',', '').replace('$', '').replace('%', '').strip(); "
+                "return -float(t[1:-1]) if t.startswith('(') else float(t)`; pick each quote "
+                "by its row and column."
+            )
+            continue
         if not isinstance(value, str) or (table := _table(value)) is None:
             continue
         delimiter, header, rows = table

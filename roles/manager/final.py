@@ -8,6 +8,7 @@ import json
 from pydantic import JsonValue
 
 from bus.payloads import Final
+from bus.verdicts import CheckVerdict
 from roles.budget import BudgetTracker
 from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler, TaskState
@@ -41,6 +42,39 @@ def _sinks(sched: Scheduler) -> list[str]:
     """Tasks nothing depends on: where the plan ends."""
     depended = {d for st in sched.status.values() for d in st.spec.depends_on}
     return [tid for tid in sched.status if tid not in depended and tid not in _checks(sched)]
+
+
+def _upstream(sched: Scheduler, tids: list[str]) -> list[str]:
+    """The tasks ``tids`` depend on, directly or not, in the order first reached."""
+    seen: list[str] = []
+    todo = [d for t in tids if t in sched.status for d in sched.status[t].spec.depends_on]
+    while todo:
+        tid = todo.pop(0)
+        if tid not in seen and tid in sched.status:
+            seen.append(tid)
+            todo += sched.status[tid].spec.depends_on
+    return seen
+
+
+def _with_grounding(
+    ledger: Ledger, sched: Scheduler | None, sources: list[str]
+) -> dict[str, list[CheckVerdict]]:
+    """The checks of each task, the answer's sources also carrying the grounding checks of
+    the tasks they read from: an answer computed from a quote that is not in the documents
+    is not verified, however well it was computed."""
+    if sched is None:
+        return ledger.checked
+    checked = dict(ledger.checked)
+    for tid in sources:
+        upstream = [
+            v.model_copy(update={"what": f"{up}: {v.what}"})
+            for up in _upstream(sched, [tid])
+            for v in ledger.checked.get(up, [])
+            if v.kind == "grounding"
+        ]
+        if upstream:
+            checked[tid] = [*checked.get(tid, []), *upstream]
+    return checked
 
 
 def _given(value: JsonValue) -> bool:
@@ -118,7 +152,7 @@ def final_message(
     for tid in sorted(_checks(scheduler)):
         independent = ledger.completed.get(tid, {}).get(OUTPUT)
         goal_check = (goal, independent, ledger.checked.get(tid, []))
-    verdict = verdict_of(answer, sources, ledger.checked, goal_check)
+    verdict = verdict_of(answer, sources, _with_grounding(ledger, scheduler, sources), goal_check)
     stated = [ledger.confidence[t] for t in sources if t in ledger.confidence]
     if stated:  # the answer is as sure as its least sure source
         verdict = verdict.model_copy(update={"confidence": min(stated, key=lambda c: c.score)})

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict, JsonValue, create_model
 
+from bus.evidence import Quote
 from roles.model_access import structured_args
 from roles.researcher import answer_shape
 from roles.structured import AnswerInvalid, CodeAnswer, shape_of
@@ -23,6 +24,7 @@ class _Base(BaseModel):
     outputs: Any = None
     summary: str = ""
     sources: list[str] = []
+    quotes: list[Quote] = []
 
 
 def _per_task_model(outputs: list[str]) -> type[BaseModel]:
@@ -90,3 +92,13 @@ def test_a_raw_newline_inside_a_string_is_taken_as_written() -> None:
         parse_answer('{"code": "x = 1\n",}', CodeAnswer)
     with pytest.raises(AnswerInvalid, match="code"):
         parse_answer('{"program": "a\nb"}', CodeAnswer)
+
+
+def test_a_task_asking_for_evidence_is_held_to_quoting() -> None:
+    doc = answer_shape(["evidence", "quoted"]).doc
+    assert "quotes" in doc["required"] and doc["properties"]["quotes"]["minItems"] == 1
+    assert list(doc["$defs"]["Outputs"]["properties"]) == ["quoted"]  # evidence: from the quotes
+    assert (
+        "required" not in answer_shape(["count"]).doc
+        or "quotes" not in answer_shape(["count"]).doc["required"]
+    )

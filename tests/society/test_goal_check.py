@@ -112,7 +112,7 @@ name: documented
 goal:
   text: Using the documents, what is the largest of the first primes they list?
 models: {default: {provider: scripted}}
-roles: {researcher: {corpus: [corpus]}, planner: {one_task_first: true}}
+roles: {researcher: {corpus: [corpus]}, planner: {one_task_first: true, read_first: false}}
 sandbox: {timeout_s: 20, pool_size: 1}
 budgets: {wall_s: 120, replans: 0}
 script:

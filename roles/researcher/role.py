@@ -2,6 +2,10 @@
 corpus. It may ask the planner to clarify a task, and, when the scenario allows questions
 to the human, ask the person attached (the default answer leaves the decision to it).
 
+Asked for ``evidence``, it quotes what the task needs as it stands in the documents, with
+where it stands; code confirms every quote (`grounding`), and a quote that is not there goes
+back to the model once with what does stand there.
+
 Uses: the model (and budget guard), the corpus, long-term memory and its recall count.
 """
 
@@ -16,15 +20,18 @@ from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
 from pydantic import BaseModel, ConfigDict, JsonValue, model_validator
 
 from bus import Envelope
+from bus.evidence import Quote
 from bus.payloads import TaskAssignment, TaskResult
 from bus.verdicts import CheckVerdict
 from roles.errors import TaskFailed
 from roles.memory import Hit
+from roles.researcher.grounding import ground, grounding_verdict
+from roles.researcher.reading import reading
 from roles.settings import ResearcherSettings
 from roles.structured import AnswerShape
 from roles.worker import WorkerRole, task_header
 
-__all__ = ["ResearchAnswer", "Researcher", "answer_shape"]
+__all__ = ["EVIDENCE", "QUOTING", "ResearchAnswer", "Researcher", "answer_shape"]
 
 SYSTEM = """You are the researcher of a team of AI agents. You answer a task using the
 sources you are given (documents, lessons, search results) and your knowledge, say where
@@ -38,6 +45,14 @@ options), you may instead ask them one question: {"ask_human": "your question"}"
 
 NO_ANSWER = "(no answer: decide yourself)"
 
+EVIDENCE = "evidence"
+"""The output a task names to get quotes: the role fills it from them, never the model."""
+
+QUOTING = """Quote in "quotes" every value and phrase the task needs, exactly as the document
+writes it ("1,234", "(56)", "12.5%", the report's own words), each with its document
+("source") and, from a table, its row (the row's first cell) and column (the column's
+header). Code checks that every quote stands there."""
+
 
 class ResearchAnswer(BaseModel):
     """A research answer: the outputs (`answer_shape` says which), or a question."""
@@ -49,6 +64,7 @@ class ResearchAnswer(BaseModel):
     outputs: dict[str, JsonValue] | None = None
     summary: str = ""
     sources: list[str] = []
+    quotes: list[Quote] = []
 
     @model_validator(mode="after")
     def _one_of(self) -> ResearchAnswer:
@@ -67,7 +83,7 @@ def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
     is sent back to the model with the error. The schema is the one pydantic gives a model
     with one required field per output, built as a dict: a model class per task cost
     about 4 ms of CPU (a third of a 3,000-task run's)."""
-    names = list(dict.fromkeys(outputs))
+    names = [n for n in dict.fromkeys(outputs) if n != EVIDENCE]
     doc = copy.deepcopy(_DOC)
     outputs_def: dict[str, Any] = {
         "properties": {name: {"$ref": "#/$defs/JsonValue"} for name in names},
@@ -76,7 +92,15 @@ def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
     }
     if names:
         outputs_def["required"] = names
-    doc["$defs"] = {"JsonValue": {}, "Outputs": outputs_def} if names else {"Outputs": outputs_def}
+    defs = {k: v for k, v in doc.get("$defs", {}).items() if k != "JsonValue"}
+    doc["$defs"] = (
+        {**defs, "JsonValue": {}, "Outputs": outputs_def}
+        if names
+        else {**defs, "Outputs": outputs_def}
+    )
+    if EVIDENCE in outputs:  # asked for evidence: constrained decoding makes it quote
+        doc["properties"]["quotes"] = {**doc["properties"]["quotes"], "minItems": 1}
+        doc["required"] = [*doc.get("required", []), "quotes"]
     doc["properties"]["outputs"] = {
         "anyOf": [{"$ref": "#/$defs/Outputs"}, {"type": "null"}],
         "default": None,
@@ -117,7 +141,7 @@ class Researcher(WorkerRole[ResearcherSettings]):
     async def _sources(self, query: str, parent: Envelope) -> list[Hit]:
         hits: list[Hit] = []
         if self.deps.corpus is not None:
-            hits += self.deps.corpus.search(query, self.settings.max_hits)
+            hits += reading(self.deps.corpus, query, self.settings)
         lessons = await self.recall(query, parent=parent)
         return hits + [Hit(text=text, source="memory", kind="lesson") for text in lessons]
 
@@ -151,17 +175,66 @@ class Researcher(WorkerRole[ResearcherSettings]):
         if answer.outputs is None:
             msg = f"the researcher kept asking questions instead of answering ({consults} asked)"
             raise TaskFailed(msg)
-        given = answer.outputs
+        if EVIDENCE in task.outputs:
+            answer = await self._grounded(answer, convo, schema, env, task.id)
+        evidence: list[JsonValue] = [q.model_dump() for q in answer.quotes]
+        given: dict[str, JsonValue] = {**(answer.outputs or {}), EVIDENCE: evidence}
         required = self.settings.require_sources
+        verdicts = _sources_verdict(answer.sources, hits, task.id, required=required)
+        documents = self.deps.corpus.texts if self.deps.corpus is not None else {}
+        grounding = grounding_verdict(answer.quotes, documents, task.id)
+        if grounding is not None:
+            verdicts.append(grounding)
+        elif EVIDENCE in task.outputs:  # asked to quote and quoted nothing: nothing stands
+            verdicts.append(
+                CheckVerdict(
+                    kind="grounding",
+                    what="it quoted nothing",
+                    candidate=task.id,
+                    passed=False,
+                    independent=False,
+                )
+            )
         return TaskResult(
             task_id=task.id,
             role=self.name,
             attempt=assignment.attempt,
             status="done",
-            outputs={name: given[name] for name in task.outputs},  # extra keys are ignored
+            outputs={name: given[name] for name in task.outputs if name in given},
             summary=answer.summary,
-            verdicts=_sources_verdict(answer.sources, hits, task.id, required=required),
+            verdicts=verdicts,
+            quotes=answer.quotes,
         )
+
+    async def _grounded(
+        self,
+        answer: ResearchAnswer,
+        convo: list[LLMMessage],
+        schema: AnswerShape[ResearchAnswer],
+        env: Envelope,
+        task_id: str,
+    ) -> ResearchAnswer:
+        """The answer, asked once more when a quote does not stand in the documents (what
+        is wrong said); the second answer is kept only if it quotes something."""
+        documents = self.deps.corpus.texts if self.deps.corpus is not None else {}
+        problems = [p for q in answer.quotes if (p := ground(q, documents)) is not None]
+        if not problems and answer.quotes:
+            return answer
+        said = problems or ["no quotes were given"]
+        convo = [
+            *convo,
+            AssistantMessage(content=answer.model_dump_json(), source=self.name),
+            UserMessage(
+                content="Code checked your quotes against the documents:\n- "
+                + "\n- ".join(said)
+                + "\nQuote every value exactly as it stands there, and answer again.",
+                source="verifier",
+            ),
+        ]
+        again = await self.calls.structured(
+            convo, schema, what="research answer", parent=env, task_id=task_id
+        )
+        return again if again.outputs is not None and again.quotes else answer
 
     async def _ask_human(self, env: Envelope, question: str) -> str:
         """Ask the person attached; what the model is told they said."""
@@ -178,8 +251,10 @@ class Researcher(WorkerRole[ResearcherSettings]):
         if hits:
             parts.append(
                 "Sources:\n"
-                + "\n".join(f"[{h.kind or 'source'}: {h.source}] {h.text}" for h in hits)
+                + "\n".join(f"[{h.kind or 'source'}: {h.source}]\n{h.text}" for h in hits)
             )
+        if EVIDENCE in assignment.task.outputs:
+            parts.append(QUOTING)
         notes = assignment.notes + self.talk.take_remarks()
         if notes:
             parts.append("Keep in mind:\n- " + "\n- ".join(notes))

@@ -1,0 +1,23 @@
+"""A quote: a value or phrase as it stands in a document, and where it stands (a table's row
+and column, or nothing more for a paragraph), so that code can confirm it is there."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from bus.payload_base import _Model
+
+__all__ = ["Quote"]
+
+
+class Quote(_Model):
+    """One piece of evidence, quoted from a document."""
+
+    text: str = Field(min_length=1)
+    """The value or words exactly as the document gives them ("1,234", "(56)", "net sales")."""
+    source: str = ""
+    """The document's name (as the researcher was shown it)."""
+    row: str = ""
+    """For a table: the first cell of the row it stands in."""
+    column: str = ""
+    """For a table: the header of the column it stands in."""

@@ -1,0 +1,83 @@
+"""Grounding, by code: a quoted value stands in the documents where the quote says — however
+a report writes the number — and a near miss (another column, another figure, words the
+report does not use) fails, saying what stands there."""
+
+from __future__ import annotations
+
+import pytest
+
+from bus.evidence import Quote
+from roles.researcher.grounding import ground, grounding_verdict, number_of, tables
+
+pytestmark = pytest.mark.timeout(30)
+
+TABLE = """| | 2019 | 2018 |
+|---|---|---|
+| Revenue | $1,234 | $1,000 |
+| Net loss | (56) | 12.5% |
+| Cost of sales | 700 | 650 |
+"""
+PARAGRAPHS = "Revenue grew because of strong demand in Asia.\n\nCosts fell.\n"
+DOCS = {"table.md": TABLE, "paragraphs.md": PARAGRAPHS}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("1,234", 1234.0), ("$1,234", 1234.0), ("(56)", -56.0), ("12.5%", 12.5), ("-3.5", -3.5)],
+)
+def test_a_number_is_read_however_a_report_writes_it(text: str, value: float) -> None:
+    assert number_of(text) == value
+
+
+def test_words_are_no_number() -> None:
+    assert number_of("net sales") is None
+    assert number_of("2019 and 2018") is None
+
+
+def test_a_table_is_read_with_its_header() -> None:
+    (table,) = tables(TABLE)
+    assert table.header == ["", "2019", "2018"]
+    assert [row[0] for row in table.rows] == ["Revenue", "Net loss", "Cost of sales"]
+
+
+@pytest.mark.parametrize(
+    "quote",
+    [
+        Quote(text="1,234", source="table.md", row="Revenue", column="2019"),
+        Quote(text="1234", source="table.md", row="revenue", column="2019"),
+        Quote(text="-56", source="table.md", row="Net loss", column="2019"),
+        Quote(text="(56)", row="Net loss", column="2019"),  # no source: every document
+        Quote(text="12.5%", source="table.md", row="Net loss", column="2018"),
+        Quote(text="strong demand in Asia", source="paragraphs.md"),
+        Quote(text="Strong  demand in Asia.", source="paragraphs.md"),
+    ],
+)
+def test_a_quote_that_stands_where_it_says_is_grounded(quote: Quote) -> None:
+    assert ground(quote, DOCS) is None
+
+
+@pytest.mark.parametrize(
+    ("quote", "said"),
+    [
+        (Quote(text="1,234", source="table.md", row="Revenue", column="2018"), "'$1,000'"),
+        (Quote(text="1,243", source="table.md", row="Revenue", column="2019"), "'$1,234'"),
+        (Quote(text="700", source="table.md", row="Interest", column="2019"), "no row"),
+        (Quote(text="700", source="table.md", row="Cost of sales", column="2020"), "no column"),
+        (Quote(text="weak demand in Asia", source="paragraphs.md"), "does not stand"),
+        (Quote(text="999", source="table.md"), "does not stand in table.md"),
+    ],
+)
+def test_a_near_miss_is_not_grounded_and_says_what_stands_there(quote: Quote, said: str) -> None:
+    problem = ground(quote, DOCS)
+    assert problem is not None and said in problem
+
+
+def test_the_verdict_fails_on_one_quote_that_is_not_there_and_is_never_independent() -> None:
+    good = Quote(text="700", row="Cost of sales", column="2019")
+    bad = Quote(text="701", row="Cost of sales", column="2019")
+    held = grounding_verdict([good], DOCS, "read")
+    failed = grounding_verdict([good, bad], DOCS, "read")
+    assert held is not None and held.passed and held.kind == "grounding"
+    assert failed is not None and not failed.passed and "'701'" in failed.what
+    assert not held.independent and not failed.independent
+    assert grounding_verdict([], DOCS, "read") is None

@@ -1,0 +1,156 @@
+"""A goal over a report is team work, on scripted answers: the researcher quotes the
+evidence, code confirms every quote stands in the documents, and the coder answers from the
+quotes — computing a value with its scale, or giving a span as it was quoted. A quote that
+is not in the documents is sent back once, and an answer resting on one is never verified."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bus.payloads import Final, TaskResult
+
+from .conftest import RunYaml, payloads
+
+pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(180)]
+
+TABLE = """| (in thousands) | 2019 | 2018 |
+|---|---|---|
+| Revenue | $1,234 | $1,000 |
+| Net loss | (56) | (40) |
+"""
+PARAGRAPHS = "Revenue grew because of strong demand in Asia.\n\nCosts fell.\n"
+
+CHANGE = """
+import json
+i = json.load(open("inputs.json"))
+def number(t):
+    t = t.replace(",", "").replace("$", "").strip()
+    return -float(t[1:-1]) if t.startswith("(") else float(t)
+by_year = {q["column"]: number(q["text"]) for q in i["evidence"]}
+change = by_year["2019"] - by_year["2018"]
+json.dump({"answer": f"Revenue changed by {change:,.0f} thousand"}, open("outputs.json", "w"))
+"""
+ON_ITS_OWN = """
+import json
+rows = [l.split("|") for l in open("table.md") if l.startswith("| Revenue")]
+first, second = (float(c.replace("$", "").replace(",", "")) for c in rows[0][2:4])
+json.dump({"independent_answer": f"{first - second:,.0f} thousand"}, open("outputs.json", "w"))
+"""
+SPAN_ON_ITS_OWN = """
+import json, re
+text = open("paragraphs.md").read()
+found = re.search(r"because of ([^.]+)", text).group(1)
+json.dump({"independent_answer": found}, open("outputs.json", "w"))
+"""
+QUOTED = """
+import json
+i = json.load(open("inputs.json"))
+json.dump({"answer": i["quoted"]}, open("outputs.json", "w"))
+"""
+
+
+def quote(text: str, row: str = "", column: str = "", source: str = "table.md") -> str:
+    return json.dumps({"text": text, "source": source, "row": row, "column": column})
+
+
+def researcher_says(quotes: list[str], quoted: str = "") -> str:
+    """One scripted research answer (a YAML list item)."""
+    answer = (
+        f'{{"outputs": {{"quoted": {json.dumps(quoted)}}}, "summary": "read the report", '
+        f'"sources": ["table.md", "paragraphs.md"], "quotes": [{", ".join(quotes)}]}}'
+    )
+    return f"    - answer: '{answer}'"
+
+
+def fenced(match: str, program: str) -> str:
+    """A scripted coder answer for prompts holding ``match``: the program in a fence."""
+    block = "".join(f"\n        {line}" for line in program.strip().splitlines())
+    return f"    - match: '{match}'\n      answer: |\n        ```python{block}\n        ```"
+
+
+def scenario(goal: str, research: list[str], program: str, on_its_own: str = ON_ITS_OWN) -> str:
+    """The researcher's answers; the coder's program for the team's answer, and its
+    program answering the goal on its own (the goal check, from the documents as files)."""
+    return (
+        f"""
+name: team
+goal: {{text: {json.dumps(goal)}}}
+models: {{default: {{provider: scripted}}}}
+roles:
+  researcher: {{corpus: [report]}}
+  coder: {{cross_check: false}}
+sandbox: {{timeout_s: 20, pool_size: 1}}
+budgets: {{wall_s: 150, replans: 0}}
+script:
+  researcher:
+"""
+        + "\n".join(research)
+        + "\n  coder:\n"
+        + fenced("evidence the researcher quoted", program)
+        + "\n"
+        + fenced("independent check", on_its_own)
+        + "\n"
+    )
+
+
+@pytest.fixture
+def report(tmp_path: Path) -> Path:
+    folder = tmp_path / "report"
+    folder.mkdir()
+    (folder / "table.md").write_text(TABLE)
+    (folder / "paragraphs.md").write_text(PARAGRAPHS)
+    return folder
+
+
+def verdicts(final: Final) -> dict[str, bool]:
+    assert final.verdict is not None
+    return {v.kind: v.passed for v in final.verdict.verdicts}
+
+
+async def test_the_researchers_quotes_reach_the_coder_and_its_value_comes_back_with_its_scale(
+    run_yaml: RunYaml, report: Path
+) -> None:
+    quotes = [quote("$1,234", "Revenue", "2019"), quote("$1,000", "Revenue", "2018")]
+    goal = "What was the change in revenue from 2018 to 2019?"
+    outcome = await run_yaml(scenario(goal, [researcher_says(quotes)], CHANGE))
+    (plan,) = payloads(outcome, "plan")
+    assert [(t.id, t.role) for t in plan.tasks] == [("read", "researcher"), ("solve", "coder")]
+    read, solve = (
+        next(r for r in payloads(outcome, "result") if r.task_id == tid)
+        for tid in ("read", "solve")
+    )
+    assert isinstance(read, TaskResult) and [q.text for q in read.quotes] == ["$1,234", "$1,000"]
+    (assigned,) = [a for a in payloads(outcome, "task") if a.task.id == "solve"]
+    assert [q["text"] for q in assigned.inputs["evidence"]] == ["$1,234", "$1,000"]
+    assert solve.outputs["answer"] == "Revenue changed by 234 thousand"
+    assert outcome.final is not None and outcome.final.answer == "Revenue changed by 234 thousand"
+    assert verdicts(outcome.final) == {"grounding": True, "goal_check": True}
+    assert outcome.final.status == "succeeded"
+
+
+async def test_a_span_is_answered_as_it_was_quoted(run_yaml: RunYaml, report: Path) -> None:
+    span = "strong demand in Asia"
+    quotes = [quote(span, source="paragraphs.md")]
+    goal = "Why did revenue grow?"
+    research = [researcher_says(quotes, quoted=span)]
+    outcome = await run_yaml(scenario(goal, research, QUOTED, SPAN_ON_ITS_OWN))
+    assert outcome.final is not None and outcome.final.answer == span
+    assert verdicts(outcome.final)["grounding"] is True
+
+
+async def test_a_quote_not_in_the_documents_goes_back_once_and_the_answer_is_not_verified(
+    run_yaml: RunYaml, report: Path
+) -> None:
+    made_up = [quote("$1,299", "Revenue", "2019"), quote("$1,000", "Revenue", "2018")]
+    research = [researcher_says(made_up), researcher_says(made_up)]
+    goal = "What was the change in revenue from 2018 to 2019?"
+    outcome = await run_yaml(scenario(goal, research, CHANGE))
+    asked = [json.loads(p.read_text()) for p in (outcome.run_dir / "prompts").iterdir()]
+    told = [a for a in asked if "Code checked your quotes" in json.dumps(a)]
+    assert len(told) == 1 and "holds '$1,234'" in json.dumps(told[0])
+    assert outcome.final is not None and outcome.final.answer == "Revenue changed by 299 thousand"
+    assert outcome.final.status != "succeeded"
+    assert verdicts(outcome.final)["grounding"] is False
