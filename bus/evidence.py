@@ -11,13 +11,14 @@ __all__ = ["Quote"]
 
 
 class Quote(_Model):
-    """One piece of evidence, quoted from a document."""
+    """One piece of evidence, quoted from a document (its place first, then what stands
+    there: a model reading a table names the row and column before the value)."""
 
-    text: str = Field(min_length=1)
-    """The value or words exactly as the document gives them ("1,234", "(56)", "net sales")."""
     source: str = ""
     """The document's name (as the researcher was shown it)."""
     row: str = ""
     """For a table: the first cell of the row it stands in."""
     column: str = ""
     """For a table: the header of the column it stands in."""
+    text: str = Field(min_length=1)
+    """The value or words exactly as the document gives them ("1,234", "(56)", "net sales")."""

@@ -66,8 +66,31 @@ def _cells(line: str) -> list[str]:
     return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
 
 
+def _is_value(cell: str) -> bool:
+    """A cell that is a figure (not a year, which heads a column)."""
+    n = number_of(cell)
+    return n is not None and not (cell.strip().isdigit() and 1900 <= n <= 2100)
+
+
+def _table(rows: list[list[str]]) -> Table:
+    """Header rows are those before the first row that labels figures; a column's header is
+    its cells in them, joined ("For the year ended December 31:" over "2019" gives a
+    column "2019"; a report's tables often head their columns in two rows)."""
+    first = next(
+        (i for i, r in enumerate(rows) if r and r[0].strip() and any(_is_value(c) for c in r[1:])),
+        1,
+    )
+    first = max(first, 1)
+    width = max(len(r) for r in rows)
+    header = [
+        " ".join(r[c].strip() for r in rows[:first] if c < len(r) and r[c].strip())
+        for c in range(width)
+    ]
+    return Table(header=header, rows=rows[first:])
+
+
 def tables(text: str) -> list[Table]:
-    """The markdown tables in ``text``, each its first line the header."""
+    """The markdown tables in ``text``, their header rows told from their data rows."""
     found: list[Table] = []
     block: list[str] = []
     for line in [*text.splitlines(), ""]:
@@ -77,7 +100,7 @@ def tables(text: str) -> list[Table]:
         if block:
             rows = [_cells(b) for b in block if not re.fullmatch(r"\s*\|?[\s:|-]*\|?\s*", b)]
             if rows:
-                found.append(Table(header=rows[0], rows=rows[1:]))
+                found.append(_table(rows))
             block = []
     return found
 

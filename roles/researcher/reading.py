@@ -8,12 +8,17 @@ from __future__ import annotations
 from roles.memory import Corpus, Hit
 from roles.settings import ResearcherSettings
 
-__all__ = ["reading"]
+__all__ = ["reading", "whole"]
+
+
+def whole(corpus: Corpus, settings: ResearcherSettings) -> bool:
+    """Whether the documents fit one reading, and are read whole."""
+    return sum(len(t) for t in corpus.texts.values()) <= settings.read_chars
 
 
 def reading(corpus: Corpus, query: str, settings: ResearcherSettings) -> list[Hit]:
     """The documents, or the passages of them, the researcher is shown for ``query``."""
-    if sum(len(t) for t in corpus.texts.values()) <= settings.read_chars:
+    if whole(corpus, settings):
         return [
             Hit(text=text.strip(), source=name, kind="document")
             for name, text in corpus.texts.items()

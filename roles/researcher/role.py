@@ -11,27 +11,25 @@ Uses: the model (and budget guard), the corpus, long-term memory and its recall 
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Sequence
-from typing import Any
 
 from autogen_core.models import AssistantMessage, LLMMessage, UserMessage
-from pydantic import BaseModel, ConfigDict, JsonValue, model_validator
+from pydantic import JsonValue
 
 from bus import Envelope
-from bus.evidence import Quote
 from bus.payloads import TaskAssignment, TaskResult
 from bus.verdicts import CheckVerdict
 from roles.errors import TaskFailed
 from roles.memory import Hit
+from roles.researcher.answer import EVIDENCE, ResearchAnswer, answer_shape
 from roles.researcher.grounding import ground, grounding_verdict
-from roles.researcher.reading import reading
+from roles.researcher.quoting import QUOTING, evidence_shape
+from roles.researcher.reading import reading, whole
 from roles.settings import ResearcherSettings
 from roles.structured import AnswerShape
 from roles.worker import WorkerRole, task_header
 
-__all__ = ["EVIDENCE", "QUOTING", "ResearchAnswer", "Researcher", "answer_shape"]
+__all__ = ["Researcher"]
 
 SYSTEM = """You are the researcher of a team of AI agents. You answer a task using the
 sources you are given (documents, lessons, search results) and your knowledge, say where
@@ -44,75 +42,6 @@ ASK_HUMAN = """If only the person you work for can decide (a preference, a choic
 options), you may instead ask them one question: {"ask_human": "your question"}"""
 
 NO_ANSWER = "(no answer: decide yourself)"
-
-EVIDENCE = "evidence"
-"""The output a task names to get quotes: the role fills it from them, never the model."""
-
-QUOTING = """Quote in "quotes" every value and phrase the task needs, exactly as the document
-writes it ("1,234", "(56)", "12.5%", the report's own words), each with its document
-("source") and, from a table, its row (the row's first cell) and column (the column's
-header). Code checks that every quote stands there."""
-
-
-class ResearchAnswer(BaseModel):
-    """A research answer: the outputs (`answer_shape` says which), or a question."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    ask: str | None = None
-    ask_human: str | None = None
-    outputs: dict[str, JsonValue] | None = None
-    summary: str = ""
-    sources: list[str] = []
-    quotes: list[Quote] = []
-
-    @model_validator(mode="after")
-    def _one_of(self) -> ResearchAnswer:
-        if self.ask is None and self.ask_human is None and self.outputs is None:
-            msg = "give either outputs or a question in ask"
-            raise ValueError(msg)
-        return self
-
-
-_DOC = ResearchAnswer.model_json_schema()
-del _DOC["description"]  # the schema as before, when a per-task model had no docstring
-
-
-def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
-    """Answers that hold exactly the task's outputs (or a question), so a missing output
-    is sent back to the model with the error. The schema is the one pydantic gives a model
-    with one required field per output, built as a dict: a model class per task cost
-    about 4 ms of CPU (a third of a 3,000-task run's)."""
-    names = [n for n in dict.fromkeys(outputs) if n != EVIDENCE]
-    doc = copy.deepcopy(_DOC)
-    outputs_def: dict[str, Any] = {
-        "properties": {name: {"$ref": "#/$defs/JsonValue"} for name in names},
-        "title": "Outputs",
-        "type": "object",
-    }
-    if names:
-        outputs_def["required"] = names
-    defs = {k: v for k, v in doc.get("$defs", {}).items() if k != "JsonValue"}
-    doc["$defs"] = (
-        {**defs, "JsonValue": {}, "Outputs": outputs_def}
-        if names
-        else {**defs, "Outputs": outputs_def}
-    )
-    if EVIDENCE in outputs:  # asked for evidence: constrained decoding makes it quote
-        doc["properties"]["quotes"] = {**doc["properties"]["quotes"], "minItems": 1}
-        doc["required"] = [*doc.get("required", []), "quotes"]
-    doc["properties"]["outputs"] = {
-        "anyOf": [{"$ref": "#/$defs/Outputs"}, {"type": "null"}],
-        "default": None,
-    }
-
-    def missing(answer: ResearchAnswer) -> str | None:
-        if answer.outputs is None:
-            return None
-        lost = [name for name in names if name not in answer.outputs]
-        return "; ".join(f"outputs.{name}: Field required" for name in lost[:8]) or None
-
-    return AnswerShape(ResearchAnswer, doc, missing)
 
 
 def _sources_verdict(
@@ -150,7 +79,12 @@ class Researcher(WorkerRole[ResearcherSettings]):
         task = assignment.task
         query = f"{task.description} {' '.join(task.outputs)}"
         hits = await self._sources(query, env)
-        schema = answer_shape(task.outputs)
+        documents = self.deps.corpus.texts if self.deps.corpus is not None else {}
+        if EVIDENCE in task.outputs:
+            read = whole(self.deps.corpus, self.settings) if self.deps.corpus else None
+            schema = evidence_shape(task.outputs, documents if read else None)
+        else:
+            schema = answer_shape(task.outputs)
         convo = self.prompt(assignment, hits)
         consults = self.settings.max_consults
         for _ in range(consults + 1):
@@ -181,7 +115,6 @@ class Researcher(WorkerRole[ResearcherSettings]):
         given: dict[str, JsonValue] = {**(answer.outputs or {}), EVIDENCE: evidence}
         required = self.settings.require_sources
         verdicts = _sources_verdict(answer.sources, hits, task.id, required=required)
-        documents = self.deps.corpus.texts if self.deps.corpus is not None else {}
         grounding = grounding_verdict(answer.quotes, documents, task.id)
         if grounding is not None:
             verdicts.append(grounding)

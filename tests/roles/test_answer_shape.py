@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, JsonValue, create_model
 
 from bus.evidence import Quote
 from roles.model_access import structured_args
-from roles.researcher import answer_shape
+from roles.researcher import answer_shape, evidence_shape
 from roles.structured import AnswerInvalid, CodeAnswer, shape_of
 
 pytestmark = pytest.mark.timeout(30)
@@ -94,11 +94,16 @@ def test_a_raw_newline_inside_a_string_is_taken_as_written() -> None:
         parse_answer('{"program": "a\nb"}', CodeAnswer)
 
 
-def test_a_task_asking_for_evidence_is_held_to_quoting() -> None:
-    doc = answer_shape(["evidence", "quoted"]).doc
-    assert "quotes" in doc["required"] and doc["properties"]["quotes"]["minItems"] == 1
-    assert list(doc["$defs"]["Outputs"]["properties"]) == ["quoted"]  # evidence: from the quotes
-    assert (
-        "required" not in answer_shape(["count"]).doc
-        or "quotes" not in answer_shape(["count"]).doc["required"]
-    )
+def test_a_task_asking_for_evidence_is_held_to_quoting_the_rows_and_columns_there() -> None:
+    table = "| | 2019 | 2018 |\n|---|---|---|\n| Revenue | 1,234 | 1,000 |\n"
+    doc = evidence_shape(["evidence", "quoted"], {"table.md": table, "notes.md": "Text."}).doc
+    assert list(doc["properties"]) == ["quotes", "outputs", "summary", "sources"]
+    assert doc["properties"]["quotes"]["minItems"] == 1 and "outputs" in doc["required"]
+    quote = doc["properties"]["quotes"]["items"]
+    assert list(quote["properties"]) == ["source", "row", "column", "text"]
+    assert quote["properties"]["source"]["enum"] == ["table.md", "notes.md"]
+    assert quote["properties"]["row"]["enum"] == ["", "Revenue"]
+    assert quote["properties"]["column"]["enum"] == ["", "2019", "2018"]
+    assert list(doc["properties"]["outputs"]["properties"]) == ["quoted"]  # evidence: the quotes
+    searched = evidence_shape(["evidence", "quoted"], None).doc["properties"]["quotes"]["items"]
+    assert searched["properties"]["row"] == {"type": "string"}

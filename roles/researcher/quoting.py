@@ -1,0 +1,86 @@
+"""What a reading task asks of the model: quotes first, each its document, row and column
+before its text, then the outputs — in a schema that constrained decoding holds it to. The
+documents' names, and when the documents are read whole their tables' row and column
+labels, are enums: a small model then cannot name a row that is not there (on a TAT-QA dev
+report, Qwen2.5-Coder-1.5B wrote a figure where the row's label goes)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from roles.researcher.answer import EVIDENCE, ResearchAnswer
+from roles.researcher.grounding import tables
+from roles.structured import AnswerShape
+
+__all__ = ["QUOTING", "evidence_shape"]
+
+QUOTING = """Quote in "quotes" every value and phrase the task needs, exactly as the document
+writes it ("1,234", "(56)", "12.5%", the report's own words): for each, its document
+("source"); from a table, the row (its first cell) and the column (its header) it stands
+in, then the value in that cell ("text"); from a paragraph, row and column "" and the words
+as "text". Code checks that every quote stands there."""
+
+_LABELS = 60
+"""The most row (or column) labels put into an enum; beyond, the label is free text."""
+
+
+def _labels(documents: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    rows: list[str] = []
+    columns: list[str] = []
+    for text in documents.values():
+        for table in tables(text):
+            rows += [r[0].strip() for r in table.rows if r and r[0].strip()]
+            columns += [c for c in table.header if c]
+    return list(dict.fromkeys(rows)), list(dict.fromkeys(columns))
+
+
+def _label(choices: list[str]) -> dict[str, Any]:
+    if not choices or len(choices) > _LABELS:
+        return {"type": "string"}
+    return {"enum": ["", *choices]}
+
+
+def evidence_shape(
+    outputs: Sequence[str], documents: Mapping[str, str] | None
+) -> AnswerShape[ResearchAnswer]:
+    """The answer to a task that asks for ``evidence``: at least one quote, then every other
+    output (a string, or a list of strings when several items are asked), a summary and the
+    sources. ``documents``: those read whole (their names and labels become enums), or None
+    when only passages were read."""
+    names = [n for n in dict.fromkeys(outputs) if n != EVIDENCE]
+    text_or_list = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+    rows, columns = _labels(documents or {})
+    source: dict[str, Any] = {"enum": list(documents)} if documents else {"type": "string"}
+    quote = {
+        "type": "object",
+        "properties": {
+            "source": source,
+            "row": _label(rows),
+            "column": _label(columns),
+            "text": {"type": "string", "minLength": 1},
+        },
+        "required": ["source", "row", "column", "text"],
+    }
+    doc: dict[str, Any] = {
+        "type": "object",
+        "properties": {
+            "quotes": {"type": "array", "items": quote, "minItems": 1},
+            "outputs": {
+                "type": "object",
+                "properties": {n: text_or_list for n in names},
+                "required": names,
+            },
+            "summary": {"type": "string"},
+            "sources": {"type": "array", "items": {"type": "string"}},
+        },
+        "required": ["quotes", "outputs", "summary", "sources"],
+    }
+
+    def check(answer: ResearchAnswer) -> str | None:
+        if answer.outputs is None or not answer.quotes:
+            return "give the quotes and the outputs"
+        lost = [n for n in names if n not in answer.outputs]
+        return "; ".join(f"outputs.{n}: Field required" for n in lost) or None
+
+    return AnswerShape(ResearchAnswer, doc, check)
