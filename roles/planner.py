@@ -168,7 +168,8 @@ def document_plan(request: PlanRequest) -> Plan:
         description=(
             "Find in the documents what the overall goal needs. Quote every value and phrase "
             "the answer rests on; for a change, a difference, an average or a ratio, quote "
-            "each value it is computed from (every year or column it needs). In `quoted`, "
+            "each value it is computed from (every year or column it needs), and the scale "
+            'the report gives its figures (a heading such as "$ in millions"). In `quoted`, '
             "give the answer in the document's own words when it stands there as it is (a "
             "name, a reason, a figure the report states, or every item when several are "
             'asked, as a list); when it must be computed, `quoted` is "".'

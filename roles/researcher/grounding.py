@@ -121,6 +121,8 @@ def _in_table(quote: Quote, table: Table) -> tuple[bool, str]:
         return False, f"no row of the table is {quote.row!r}"
     if quote.column and c is None:
         return False, f"no column of the table is {quote.column!r}"
+    if r is None and c is not None and _holds(table.header[c], quote.text):
+        return True, ""  # a heading: the column's, or the table's scale ("$ in millions")
     rows = [table.rows[r]] if r is not None else table.rows
     for row in rows:
         cells = [row[c]] if c is not None and c < len(row) else ([] if c is not None else row)

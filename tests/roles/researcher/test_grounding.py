@@ -11,8 +11,9 @@ from roles.researcher.grounding import ground, grounding_verdict, number_of, tab
 
 pytestmark = pytest.mark.timeout(30)
 
-TABLE = """| | 2019 | 2018 |
+TABLE = """| ($ in thousands) | | |
 |---|---|---|
+| | 2019 | 2018 |
 | Revenue | $1,234 | $1,000 |
 | Net loss | (56) | 12.5% |
 | Cost of sales | 700 | 650 |
@@ -36,7 +37,7 @@ def test_words_are_no_number() -> None:
 
 def test_a_table_is_read_with_its_header() -> None:
     (table,) = tables(TABLE)
-    assert table.header == ["", "2019", "2018"]
+    assert table.header == ["($ in thousands)", "2019", "2018"]  # two header rows, joined
     assert [row[0] for row in table.rows] == ["Revenue", "Net loss", "Cost of sales"]
 
 
@@ -50,6 +51,7 @@ def test_a_table_is_read_with_its_header() -> None:
         Quote(text="12.5%", source="table.md", row="Net loss", column="2018"),
         Quote(text="strong demand in Asia", source="paragraphs.md"),
         Quote(text="Strong  demand in Asia.", source="paragraphs.md"),
+        Quote(text="$ in thousands", source="table.md", column="($ in thousands)"),
     ],
 )
 def test_a_quote_that_stands_where_it_says_is_grounded(quote: Quote) -> None:
