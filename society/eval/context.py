@@ -46,6 +46,8 @@ class Answered:
     extra: dict[str, JsonValue] = field(default_factory=dict)
     confidence: float | None = None
     """How sure the arm is of the answer, 0-1 (None: it states none)."""
+    roles: dict[str, int] = field(default_factory=dict)
+    """Model calls per role that made them (the society's; empty for a baseline)."""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ __all__ = [
     "render_kinds",
     "render_results",
     "render_risk",
+    "render_roles",
     "render_totals",
 ]
 
@@ -53,8 +54,26 @@ def render_results(console: Console, results: EvalResults) -> None:
     if any(r.false_success for r in results.records):
         console.print("(false): ended 'succeeded' but failed its graders (a false success)")
     render_kinds(console, results)
+    render_roles(console, results)
     render_totals(console, results.totals())
     render_risk(console, results)
+
+
+def render_roles(console: Console, results: EvalResults) -> None:
+    """Which roles did work: per role, the answers it worked on, its calls, and how many of
+    those answers passed (nothing when no record names its roles)."""
+    mine = [r for r in results.records if r.roles]
+    if not mine:
+        return
+    table = Table(title="roles that worked (society)", title_justify="left")
+    for col in ("role", "answers", "calls", "of those right"):
+        table.add_column(col, justify="left" if col == "role" else "right")
+    for role in sorted({name for r in mine for name in r.roles}):
+        worked = [r for r in mine if r.roles.get(role)]
+        calls = sum(r.roles[role] for r in worked)
+        right = sum(r.passed for r in worked)
+        table.add_row(role, f"{len(worked)}/{len(mine)}", str(calls), str(right))
+    console.print(table)
 
 
 def render_kinds(console: Console, results: EvalResults) -> None:

@@ -52,6 +52,8 @@ class Record(BaseModel):
     confidence: float | None = None
     """How sure the arm was of its answer, 0-1 (the society: its views' agreement; ``vote``:
     the winning share); None when the arm states none (`society.eval.risk`)."""
+    roles: dict[str, int] = {}
+    """The society's model calls per role that made them: which roles did work."""
 
     @property
     def tokens(self) -> int:

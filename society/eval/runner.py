@@ -148,6 +148,7 @@ def _record(case: Case, arm: str, repeat: int, answered: Answered, grades: list[
         run_id=answered.run_id,
         folder=str(answered.folder) if answered.folder else None,
         confidence=answered.confidence,
+        roles=answered.roles,
     )
 
 

@@ -125,6 +125,7 @@ async def run_society(scenario: Scenario, run_id: str, ctx: EvalContext) -> Answ
         run_id=run_id,
         folder=run_dir,
         confidence=sure.score if sure is not None else None,
+        roles=dict(s.role_calls),
     )
 
 

@@ -109,6 +109,8 @@ class RunState:
     rate_wait_s: float = 0.0
     """Seconds model calls waited for rate limits, over the run."""
     heartbeats: int = 0
+    role_calls: Counter[str] = field(default_factory=Counter)
+    """Model calls answered, per role that made them (which roles did work)."""
     """Presence heartbeats seen (the log keeps none; liveness does not need them there)."""
     _running: set[str] = field(default_factory=set)
     _proposed: dict[int, list[TaskSpec]] = field(default_factory=dict)
@@ -229,7 +231,8 @@ class RunState:
                     self._set(done, "failed" if p.status == "budget_exhausted" else p.status)
                     done.note = (p.error or p.summary or "")[:120]
             case Usage() | ToolCall():
-                self.spend.add_usage(p)
+                if self.spend.add_usage(p) and isinstance(p, Usage) and p.kind == "model":
+                    self.role_calls[env.role] += 1
                 if isinstance(p, Usage) and p.rate_wait_s > 0:
                     self.rate_wait_s += p.rate_wait_s
                     waited = self.tasks.get(env.task_id or "")

@@ -128,6 +128,8 @@ async def test_the_researchers_quotes_reach_the_coder_and_its_value_comes_back_w
     assert solve.outputs["answer"] == "Revenue changed by 234 thousand"
     assert outcome.final is not None and outcome.final.answer == "Revenue changed by 234 thousand"
     assert verdicts(outcome.final) == {"grounding": True, "goal_check": True}
+    assert outcome.state.role_calls["researcher"] == 1  # which roles did work, counted
+    assert outcome.state.role_calls["coder"] >= 2
     assert outcome.final.status == "succeeded"
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from society.eval.report import render_risk
+from society.eval.report import render_risk, render_roles
 from society.eval.results import load_results
 from society.eval.risk import auroc, precision_at, risk_coverage, threshold_for
 
@@ -78,3 +78,29 @@ def test_the_threshold_is_the_lowest_confidence_that_keeps_the_precision(tmp_pat
     assert threshold_for(records, "vote", 0.75) == 0.7  # 3 of 4
     assert threshold_for(records, "vote", 0.5) == 0.1  # 4 of 8 at the bottom
     assert threshold_for(records, "loop", 1.0) is None  # its most confident level is 1 of 2
+
+
+def test_the_roles_that_worked_are_counted_per_role(tmp_path: Path) -> None:
+    worked = {
+        "suite": "tatqa-dev",
+        "model": "m",
+        "arms": ["society", "program"],
+        "records": [
+            {"case": "a", "arm": "society", "passed": True, "status": "succeeded",
+             "roles": {"researcher": 2, "coder": 3}},
+            {"case": "b", "arm": "society", "passed": False, "status": "unverified",
+             "roles": {"researcher": 1, "coder": 4, "planner": 1}},
+            {"case": "c", "arm": "society", "passed": True, "status": "succeeded",
+             "roles": {"coder": 2}},
+            {"case": "a", "arm": "program", "passed": True, "status": "unverified"},
+        ],
+    }  # fmt: skip
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(worked))
+    shown = io.StringIO()
+    render_roles(Console(file=shown, width=120), load_results(path))
+    cells = [[c.strip() for c in line.split("│")[1:-1]] for line in shown.getvalue().splitlines()]
+    rows = {c[0]: c[1:] for c in cells if c}
+    assert rows["researcher"] == ["2/3", "3", "1"]
+    assert rows["coder"] == ["3/3", "9", "2"]
+    assert rows["planner"] == ["1/3", "1", "0"]
