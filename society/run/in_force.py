@@ -38,6 +38,7 @@ def checks_line(scenario: Scenario) -> str:
         f"verifier.min_confidence {r.verifier.min_confidence:g}, "
         f"manager.goal_check {on(r.manager.goal_check)}, "
         f"planner.one_task_first {on(r.planner.one_task_first)}, "
+        f"planner.read_first {on(r.planner.read_first)}, "
         f"planner.offer_researcher {on(r.planner.offer_researcher)}, "
         f"researcher.require_sources {on(r.researcher.require_sources)}"
     )
