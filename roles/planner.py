@@ -175,20 +175,21 @@ def document_plan(request: PlanRequest) -> Plan:
             'asked, as a list); when it must be computed, `quoted` is "".'
         ),
         inputs=given,
-        outputs=["evidence", "quoted"],
+        outputs=["evidence", "values", "quoted"],
     )
     solve = TaskSpec(
         id="solve",
         role="coder",
         description=(
             "Answer the overall goal from the evidence the researcher quoted from the "
-            "documents. When `quoted` holds the answer in the report's words, the answer "
-            "states `quoted` as it is. Otherwise the program computes every value the goal "
-            "asks for from the quoted values, none worked out beforehand and written in, and "
+            "documents (`values`: each quoted figure as a number, by its row and column; "
+            "`evidence`: the quotes). When `quoted` holds the answer in the report's words, "
+            "the answer states `quoted` as it is. Otherwise the program computes every value "
+            "the goal asks for from `values`, none worked out beforehand and written in, and "
             "gives `answer`: one sentence that states each value with its scale or unit as "
             "the report gives it."
         ),
-        inputs=["evidence", "quoted", *given],
+        inputs=["values", "evidence", "quoted", *given],
         outputs=["answer"],
         depends_on=["read"],
     )

@@ -54,6 +54,14 @@ def input_notes(inputs: Mapping[str, JsonValue]) -> list[str]:
         return [NO_INPUTS]
     notes = []
     for name, value in inputs.items():
+        if name == "values" and isinstance(value, dict) and value:
+            example = next(iter(value))
+            notes.append(
+                f"inputs[{name!r}] maps each figure quoted from the documents to its number, "
+                f"by where it stands (e.g. values[{example!r}]); a figure in parentheses is "
+                "already negative. Use these numbers; do not parse the documents again."
+            )
+            continue
         if _quotes(value):
             notes.append(
                 f"inputs[{name!r}] is a list of quotes from the documents: each a dict with "

@@ -11,12 +11,33 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, JsonValue, model_validator
 
 from bus.evidence import Quote
+from roles.researcher.grounding import number_of
 from roles.structured import AnswerShape
 
-__all__ = ["EVIDENCE", "ResearchAnswer", "answer_shape"]
+__all__ = ["EVIDENCE", "FILLED", "VALUES", "ResearchAnswer", "answer_shape", "quoted_values"]
 
 EVIDENCE = "evidence"
 """The output a task names to get quotes: the role fills it from them, never the model."""
+VALUES = "values"
+"""The output a task names to get the quoted figures as numbers, by where they stand
+("Revenue (2019)": 1234.0), read by code from the quotes (a small model's program picks a
+named number more surely than it parses "(1,234)" from a list of quotes)."""
+FILLED = frozenset({EVIDENCE, VALUES})
+"""Outputs the role fills from the quotes; the model is never asked for them."""
+
+
+def quoted_values(quotes: Sequence[Quote]) -> dict[str, JsonValue]:
+    """The quoted figures as numbers, each named by its row and column (a figure quoted from
+    a paragraph by its source and order); words are left out."""
+    named: dict[str, JsonValue] = {}
+    for i, q in enumerate(quotes, 1):
+        value = number_of(q.text)
+        if value is None:
+            continue
+        place = f"{q.row} ({q.column})" if q.row and q.column else q.row or q.column
+        name = place or f"{q.source or 'text'} #{i}"
+        named[name if name not in named else f"{name} #{i}"] = value
+    return named
 
 
 class ResearchAnswer(BaseModel):
@@ -48,7 +69,7 @@ def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
     is sent back to the model with the error. The schema is the one pydantic gives a model
     with one required field per output, built as a dict: a model class per task cost
     about 4 ms of CPU (a third of a 3,000-task run's)."""
-    names = [n for n in dict.fromkeys(outputs) if n != EVIDENCE]
+    names = [n for n in dict.fromkeys(outputs) if n not in FILLED]
     doc = copy.deepcopy(_DOC)
     outputs_def: dict[str, Any] = {
         "properties": {name: {"$ref": "#/$defs/JsonValue"} for name in names},

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from roles.researcher.answer import EVIDENCE, ResearchAnswer
+from roles.researcher.answer import FILLED, ResearchAnswer
 from roles.researcher.grounding import tables
 from roles.structured import AnswerShape
 
@@ -48,7 +48,7 @@ def evidence_shape(
     output (a string, or a list of strings when several items are asked), a summary and the
     sources. ``documents``: those read whole (their names and labels become enums), or None
     when only passages were read."""
-    names = [n for n in dict.fromkeys(outputs) if n != EVIDENCE]
+    names = [n for n in dict.fromkeys(outputs) if n not in FILLED]
     text_or_list = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
     rows, columns = _labels(documents or {})
     source: dict[str, Any] = {"enum": list(documents)} if documents else {"type": "string"}

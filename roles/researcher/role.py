@@ -21,7 +21,7 @@ from bus.payloads import TaskAssignment, TaskResult
 from bus.verdicts import CheckVerdict
 from roles.errors import TaskFailed
 from roles.memory import Hit
-from roles.researcher.answer import EVIDENCE, ResearchAnswer, answer_shape
+from roles.researcher.answer import EVIDENCE, VALUES, ResearchAnswer, answer_shape, quoted_values
 from roles.researcher.grounding import ground, grounding_verdict
 from roles.researcher.quoting import QUOTING, evidence_shape
 from roles.researcher.reading import reading, whole
@@ -112,7 +112,11 @@ class Researcher(WorkerRole[ResearcherSettings]):
         if EVIDENCE in task.outputs:
             answer = await self._grounded(answer, convo, schema, env, task.id)
         evidence: list[JsonValue] = [q.model_dump() for q in answer.quotes]
-        given: dict[str, JsonValue] = {**(answer.outputs or {}), EVIDENCE: evidence}
+        given: dict[str, JsonValue] = {
+            **(answer.outputs or {}),
+            EVIDENCE: evidence,
+            VALUES: quoted_values(answer.quotes),
+        }
         required = self.settings.require_sources
         verdicts = _sources_verdict(answer.sources, hits, task.id, required=required)
         grounding = grounding_verdict(answer.quotes, documents, task.id)

@@ -125,6 +125,7 @@ async def test_the_researchers_quotes_reach_the_coder_and_its_value_comes_back_w
     assert isinstance(read, TaskResult) and [q.text for q in read.quotes] == ["$1,234", "$1,000"]
     (assigned,) = [a for a in payloads(outcome, "task") if a.task.id == "solve"]
     assert [q["text"] for q in assigned.inputs["evidence"]] == ["$1,234", "$1,000"]
+    assert assigned.inputs["values"] == {"Revenue (2019)": 1234.0, "Revenue (2018)": 1000.0}
     assert solve.outputs["answer"] == "Revenue changed by 234 thousand"
     assert outcome.final is not None and outcome.final.answer == "Revenue changed by 234 thousand"
     assert verdicts(outcome.final) == {"grounding": True, "goal_check": True}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bus.evidence import Quote
+from roles.researcher.answer import quoted_values
 from roles.researcher.grounding import ground, grounding_verdict, number_of, tables
 
 pytestmark = pytest.mark.timeout(30)
@@ -83,3 +84,19 @@ def test_the_verdict_fails_on_one_quote_that_is_not_there_and_is_never_independe
     assert failed is not None and not failed.passed and "'701'" in failed.what
     assert not held.independent and not failed.independent
     assert grounding_verdict([], DOCS, "read") is None
+
+
+def test_quoted_figures_become_numbers_named_by_where_they_stand() -> None:
+    quotes = [
+        Quote(text="$1,234", row="Revenue", column="2019"),
+        Quote(text="(56)", row="Net loss", column="2019"),
+        Quote(text="strong demand in Asia", source="paragraphs.md"),
+        Quote(text="12.5%", source="paragraphs.md"),
+        Quote(text="$1,234", row="Revenue", column="2019"),
+    ]
+    assert quoted_values(quotes) == {
+        "Revenue (2019)": 1234.0,
+        "Net loss (2019)": -56.0,
+        "paragraphs.md #4": 12.5,
+        "Revenue (2019) #5": 1234.0,
+    }
