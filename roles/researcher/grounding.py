@@ -138,7 +138,8 @@ def ground(quote: Quote, documents: Mapping[str, str]) -> str | None:
     whose source is not one of the documents is looked for in all of them."""
     named = {quote.source: documents[quote.source]} if quote.source in documents else {}
     where = named or dict(documents)
-    if quote.row or quote.column:
+    in_tables = any(tables(text) for text in where.values())
+    if (quote.row or quote.column) and in_tables:
         said = ""
         for text in where.values():
             for table in tables(text):
@@ -148,7 +149,7 @@ def ground(quote: Quote, documents: Mapping[str, str]) -> str | None:
         if said:
             return f"{quote.text!r} at {quote.row or '?'} / {quote.column or '?'}: {said}"
     elif any(_holds(text, quote.text) for text in where.values()):
-        return None
+        return None  # a paragraph's quote (any row or column it names has no table to be in)
     place = f"in {quote.source}" if named else "in the documents"
     return f"{quote.text!r} does not stand {place}"
 

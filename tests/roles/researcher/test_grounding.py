@@ -53,6 +53,7 @@ def test_a_table_is_read_with_its_header() -> None:
         Quote(text="strong demand in Asia", source="paragraphs.md"),
         Quote(text="Strong  demand in Asia.", source="paragraphs.md"),
         Quote(text="$ in thousands", source="table.md", column="($ in thousands)"),
+        Quote(text="demand in Asia", source="paragraphs.md", row="Revenue", column="2019"),
     ],
 )
 def test_a_quote_that_stands_where_it_says_is_grounded(quote: Quote) -> None:
