@@ -13,7 +13,7 @@ from roles.researcher.answer import FILLED, ResearchAnswer
 from roles.researcher.grounding import tables
 from roles.structured import AnswerShape
 
-__all__ = ["QUOTING", "evidence_shape"]
+__all__ = ["MAX_QUOTES", "QUOTING", "evidence_shape"]
 
 QUOTING = """Quote in "quotes" every value and phrase the task needs, exactly as the document
 writes it ("1,234", "(56)", "12.5%", the report's own words): for each, its document
@@ -21,6 +21,9 @@ writes it ("1,234", "(56)", "12.5%", the report's own words): for each, its docu
 in, then the value in that cell ("text"); from a paragraph, row and column "" and the words
 as "text". Code checks that every quote stands there."""
 
+MAX_QUOTES = 8
+"""The most quotes one answer holds (what a question over one report rests on; a small
+model otherwise goes on quoting until its token limit)."""
 _LABELS = 60
 """The most row (or column) labels put into an enum; beyond, the label is free text."""
 
@@ -44,9 +47,10 @@ def _label(choices: list[str]) -> dict[str, Any]:
 def evidence_shape(
     outputs: Sequence[str], documents: Mapping[str, str] | None
 ) -> AnswerShape[ResearchAnswer]:
-    """The answer to a task that asks for ``evidence``: at least one quote, then every other
-    output (a string, or a list of strings when several items are asked), a summary and the
-    sources. ``documents``: those read whole (their names and labels become enums), or None
+    """The answer to a task that asks for ``evidence``: one to `MAX_QUOTES` quotes, then every
+    other output (a string, or a list of strings when several items are asked) — no summary
+    and no sources (the quotes name theirs): on this machine every token a 1.5B model writes
+    costs about 0.1 s. ``documents``: those read whole (their names and labels become enums), or None
     when only passages were read."""
     names = [n for n in dict.fromkeys(outputs) if n not in FILLED]
     text_or_list = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
@@ -65,16 +69,14 @@ def evidence_shape(
     doc: dict[str, Any] = {
         "type": "object",
         "properties": {
-            "quotes": {"type": "array", "items": quote, "minItems": 1},
+            "quotes": {"type": "array", "items": quote, "minItems": 1, "maxItems": MAX_QUOTES},
             "outputs": {
                 "type": "object",
                 "properties": {n: text_or_list for n in names},
                 "required": names,
             },
-            "summary": {"type": "string"},
-            "sources": {"type": "array", "items": {"type": "string"}},
         },
-        "required": ["quotes", "outputs", "summary", "sources"],
+        "required": ["quotes", "outputs"],
     }
 
     def check(answer: ResearchAnswer) -> str | None:

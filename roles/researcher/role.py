@@ -118,7 +118,8 @@ class Researcher(WorkerRole[ResearcherSettings]):
             VALUES: quoted_values(answer.quotes),
         }
         required = self.settings.require_sources
-        verdicts = _sources_verdict(answer.sources, hits, task.id, required=required)
+        cited = answer.sources or list(dict.fromkeys(q.source for q in answer.quotes))
+        verdicts = _sources_verdict(cited, hits, task.id, required=required)
         grounding = grounding_verdict(answer.quotes, documents, task.id)
         if grounding is not None:
             verdicts.append(grounding)

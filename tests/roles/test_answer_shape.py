@@ -97,7 +97,7 @@ def test_a_raw_newline_inside_a_string_is_taken_as_written() -> None:
 def test_a_task_asking_for_evidence_is_held_to_quoting_the_rows_and_columns_there() -> None:
     table = "| | 2019 | 2018 |\n|---|---|---|\n| Revenue | 1,234 | 1,000 |\n"
     doc = evidence_shape(["evidence", "quoted"], {"table.md": table, "notes.md": "Text."}).doc
-    assert list(doc["properties"]) == ["quotes", "outputs", "summary", "sources"]
+    assert list(doc["properties"]) == ["quotes", "outputs"]  # nothing more to write
     assert doc["properties"]["quotes"]["minItems"] == 1 and "outputs" in doc["required"]
     quote = doc["properties"]["quotes"]["items"]
     assert list(quote["properties"]) == ["source", "row", "column", "text"]
