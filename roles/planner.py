@@ -184,7 +184,7 @@ def document_plan(request: PlanRequest) -> Plan:
             "Answer the overall goal from the evidence the researcher quoted from the "
             "documents (`values`: each quoted figure as a number, by its row and column; "
             "`evidence`: the quotes). When `quoted` holds the answer in the report's words, "
-            "the answer states `quoted` as it is. Otherwise the program computes every value "
+            "the answer is `quoted` as it is (no program). Otherwise the program computes every value "
             "the goal asks for from `values`, none worked out beforehand and written in, and "
             "gives `answer`: one sentence that states each value with its scale or unit as "
             "the report gives it."

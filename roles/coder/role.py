@@ -26,6 +26,7 @@ from roles.coder.artifacts import save_artifacts
 from roles.coder.input_notes import input_notes
 from roles.coder.instructions import DOCUMENT_CHARS, SYSTEM, WORKED_EXAMPLE
 from roles.coder.missing_imports import with_imports
+from roles.coder.quotation import by_quotation, quotation_of
 from roles.coder.select import PROGRAMS, VIEWS, View, select
 from roles.coder.solve import Program, solve
 from roles.coder.votes import Solved, voted
@@ -404,6 +405,7 @@ class Strategy:
 STRATEGIES: tuple[Strategy, ...] = (
     Strategy("function", lambda a, s: a.deliverable is not None, Coder._write_function, False),
     Strategy("goal_check", lambda a, s: a.task.purpose == "goal_check", Coder._goal_check),
+    Strategy("quotation", lambda a, s: quotation_of(a) is not None, by_quotation, False),
     Strategy(
         "select", lambda a, s: bool(s.cross_check) and "answer" in a.task.outputs, Coder._selected
     ),
@@ -411,7 +413,7 @@ STRATEGIES: tuple[Strategy, ...] = (
     Strategy("once", lambda a, s: True, Coder._once),
 )
 """In order, the first that fits answers: a function by drafts and the verifier's tests; the
-goal check by one program; the answer by candidates the verifier's check selects among;
+goal check by one program; an answer the researcher quoted, by the quotation; the answer by candidates the verifier's check selects among;
 other outputs by a second program that must agree; else one program, unchecked."""
 
 

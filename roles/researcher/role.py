@@ -161,7 +161,7 @@ class Researcher(WorkerRole[ResearcherSettings]):
         said = problems or ["no quotes were given"]
         convo = [
             *convo,
-            AssistantMessage(content=answer.model_dump_json(), source=self.name),
+            AssistantMessage(content=answer.model_dump_json(exclude_defaults=True), source=self.name),
             UserMessage(
                 content="Code checked your quotes against the documents:\n- "
                 + "\n- ".join(said)

@@ -4,7 +4,7 @@ graded; ``society eval compare A.json B.json``: what changed between two evals."
 # No `from __future__ import annotations`: typer reads the annotations (see society.cli).
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
@@ -41,6 +41,20 @@ def _arms(baseline: str, society: bool) -> list[str]:
         text = f"--baseline takes {names} (several: program,loop) or none, not {baseline!r}"
         raise fail(text, EXIT_BAD_INPUT)
     return ["society"] * society + list(dict.fromkeys(chosen))
+
+
+def _sets(given: list[str], suite: "Suite") -> dict[str, Any]:
+    """``--set`` items, each checked against the suite's first case before any case runs."""
+    from society.errors import RunError
+    from society.eval.overrides import parse_sets, with_sets
+
+    try:
+        sets = parse_sets(given)
+        if sets and suite.cases:
+            with_sets(suite.scenario_of(suite.cases[0]), sets)
+    except RunError as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
+    return sets
 
 
 def _compare(paths: list[str]) -> None:
@@ -156,6 +170,14 @@ def eval_command(
             help="A memory folder every case's society starts with a copy of (default: empty)",
         ),
     ] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="A role setting every case's society runs with, roles.<role>.<setting>=<value> "
+            "(e.g. roles.planner.read_first=false); repeat for more",
+        ),
+    ] = None,
 ) -> None:
     """Answer a suite's cases with the society and baselines on the same model, grade each
     answer, print the table and totals, and write the results JSON (exit 0 when it ran)."""
@@ -175,6 +197,7 @@ def eval_command(
         raise fail(text, EXIT_BAD_INPUT)
     override = models.spec()
     suite = build_suite(paths, humaneval, tatqa, limit, draw_seed, types, runs_dir)
+    sets = _sets(set_ or [], suite)
     if memory is not None and not (memory / "memory.sqlite3").is_file():
         text = f"--memory {memory}: no memory there (no memory.sqlite3)"
         raise fail(text, EXIT_BAD_INPUT)
@@ -203,6 +226,7 @@ def eval_command(
         memory_from=memory.resolve() if memory is not None else None,
         prompts=load_or_exit_with(load_prompt_set, prompts) if prompts is not None else None,
         suite_path=paths[0] if paths else suite.name,
+        sets=sets,
         settings={
             "temperature": models.temperature if models.model else None,
             "max_tokens": models.max_tokens,
@@ -210,6 +234,7 @@ def eval_command(
             "structured": models.structured,
             "limit": limit,
             "draw_seed": draw_seed,
+            **({"set": ", ".join(f"{k}={v}" for k, v in sets.items())} if sets else {}),
             **({"types": types} if types is not None else {}),
             **(
                 {

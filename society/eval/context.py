@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
@@ -116,6 +116,8 @@ class EvalContext:
     """``--prompts``: the society's roles use this prompt set's instructions."""
     vote: VoteSettings = field(default_factory=VoteSettings)
     """The ``vote`` baseline's samples."""
+    sets: dict[str, Any] = field(default_factory=dict)
+    """``--set``: role settings every case's society runs with (`society.eval.overrides`)."""
 
 
 @dataclass(frozen=True)

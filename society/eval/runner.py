@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -72,6 +72,8 @@ class EvalSettings:
     """Every case's society starts with a copy of this memory (default: an empty one)."""
     prompts: PromptSet | None = None
     """The society's roles use this prompt set (default: their built-in instructions)."""
+    sets: dict[str, Any] = field(default_factory=dict)
+    """``--set``: role settings every case's society runs with."""
 
 
 def select_cases(suite: Suite, only: list[str], split: Split | None = None) -> list[Case]:
@@ -227,6 +229,7 @@ async def run_eval(
             settings.memory_from,
             settings.prompts,
             settings.vote,
+            settings.sets,
         )
         for repeat in range(settings.repeat):
             for case in cases:

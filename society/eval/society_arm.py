@@ -22,6 +22,7 @@ from roles.execution import CodeRunner
 from roles.memory import MEMORY_FILE
 from society.eval.context import Answered, CaseContext, EvalContext
 from society.eval.graders import Submission
+from society.eval.overrides import with_sets
 from society.eval.suite import Case
 from society.run.prompt_set import applied
 from society.scenario import Scenario
@@ -86,6 +87,8 @@ async def run_society(scenario: Scenario, run_id: str, ctx: EvalContext) -> Answ
     )
     if ctx.prompts is not None:
         scenario = applied(scenario, ctx.prompts)
+    if ctx.sets:
+        scenario = with_sets(scenario, ctx.sets)
     if scenario.sandbox.manifest is None and ctx.libraries is not None:
         sandbox = scenario.sandbox.model_copy(update={"manifest": ctx.libraries})
         scenario = scenario.model_copy(update={"sandbox": sandbox})

@@ -186,7 +186,7 @@ def tatqa_suite(
             )
         )
     base = defaults or Defaults(
-        budgets=BudgetSettings(wall_s=420, calls=24, replans=1, sandbox_s=180),
+        budgets=BudgetSettings(wall_s=600, calls=24, replans=1, sandbox_s=180),
         sandbox=SandboxSettings(timeout_s=30, pool_size=2),
     )
     return Suite(

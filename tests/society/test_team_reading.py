@@ -12,7 +12,7 @@ import pytest
 
 from bus.payloads import Final, TaskResult
 
-from .conftest import RunYaml, payloads
+from .conftest import RunYaml, payloads, records
 
 pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(180)]
 
@@ -134,14 +134,26 @@ async def test_the_researchers_quotes_reach_the_coder_and_its_value_comes_back_w
     assert outcome.final.status == "succeeded"
 
 
-async def test_a_span_is_answered_as_it_was_quoted(run_yaml: RunYaml, report: Path) -> None:
+async def test_a_span_is_answered_as_it_was_quoted_with_no_program_retyping_it(
+    run_yaml: RunYaml, report: Path
+) -> None:
     span = "strong demand in Asia"
     quotes = [quote(span, source="paragraphs.md")]
     goal = "Why did revenue grow?"
     research = [researcher_says(quotes, quoted=span)]
     outcome = await run_yaml(scenario(goal, research, QUOTED, SPAN_ON_ITS_OWN))
     assert outcome.final is not None and outcome.final.answer == span
-    assert verdicts(outcome.final)["grounding"] is True
+    assert verdicts(outcome.final) == {"grounding": True, "goal_check": True}
+    assert outcome.final.status == "succeeded"
+    ran = {
+        r.envelope.task_id
+        for r in records(outcome)
+        if r.envelope and r.envelope.payload.type == "exec_request"
+    }
+    assert ran == {"goal_check"}
+    assert (
+        outcome.state.role_calls["coder"] == 1
+    )  # the goal check's program; no program retyped the span
 
 
 async def test_a_quote_not_in_the_documents_goes_back_once_and_the_answer_is_not_verified(
