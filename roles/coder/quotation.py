@@ -5,15 +5,12 @@ it to say: the quotes' grounding, and the goal check answering the whole goal on
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pydantic import JsonValue
 
 from bus import Envelope
 from bus.payloads import TaskAssignment, TaskResult
-
-if TYPE_CHECKING:
-    from roles.coder.role import Coder
 
 __all__ = ["QUOTED", "by_quotation", "quotation_of"]
 
@@ -34,7 +31,12 @@ def quotation_of(assignment: TaskAssignment) -> str | None:
     return None
 
 
-async def by_quotation(coder: Coder, env: Envelope, assignment: TaskAssignment) -> TaskResult:
+class _Role(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+async def by_quotation(coder: _Role, env: Envelope, assignment: TaskAssignment) -> TaskResult:
     """The answer: the quotation as it is, with no verdict of its own."""
     quoted = quotation_of(assignment)
     assert quoted is not None  # the strategy fits only then
