@@ -7,7 +7,16 @@ from pydantic import Field
 
 from bus.payload_base import _Model
 
-__all__ = ["Quote"]
+__all__ = ["EVIDENCE", "QUOTED", "VALUES", "Quote"]
+
+
+EVIDENCE = "evidence"
+"""A reading task's output of quotes (filled by the researcher from them, never the model)."""
+VALUES = "values"
+"""A reading task's output of the quoted figures as numbers, named by where they stand."""
+QUOTED = "quoted"
+"""A reading task's output of the answer in the documents' own words ("" when it must be
+computed); the coder answers by it as it stands."""
 
 
 class Quote(_Model):

@@ -10,12 +10,10 @@ from typing import Protocol
 from pydantic import JsonValue
 
 from bus import Envelope
+from bus.evidence import QUOTED
 from bus.payloads import TaskAssignment, TaskResult
 
-__all__ = ["QUOTED", "by_quotation", "quotation_of"]
-
-QUOTED = "quoted"
-"""The input that holds the answer as quoted, or "" when it must be computed."""
+__all__ = ["by_quotation", "quotation_of"]
 
 
 def quotation_of(assignment: TaskAssignment) -> str | None:

@@ -6,22 +6,24 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, JsonValue, model_validator
 
-from bus.evidence import Quote
+from bus.evidence import EVIDENCE, QUOTED, VALUES, Quote
 from roles.researcher.grounding import number_of
 from roles.structured import AnswerShape
 
-__all__ = ["EVIDENCE", "FILLED", "VALUES", "ResearchAnswer", "answer_shape", "quoted_values"]
+__all__ = [
+    "EVIDENCE",
+    "FILLED",
+    "QUOTED",
+    "VALUES",
+    "ResearchAnswer",
+    "answer_shape",
+    "quoted_values",
+]
 
-EVIDENCE = "evidence"
-"""The output a task names to get quotes: the role fills it from them, never the model."""
-VALUES = "values"
-"""The output a task names to get the quoted figures as numbers, by where they stand
-("Revenue (2019)": 1234.0), read by code from the quotes (a small model's program picks a
-named number more surely than it parses "(1,234)" from a list of quotes)."""
 FILLED = frozenset({EVIDENCE, VALUES})
 """Outputs the role fills from the quotes; the model is never asked for them."""
 
@@ -51,6 +53,9 @@ class ResearchAnswer(BaseModel):
     summary: str = ""
     sources: list[str] = []
     quotes: list[Quote] = []
+    answer_is: Literal["stated", "computed"] | None = None
+    """For a reading task: whether the answer stands in the documents as it is, or must be
+    computed from several figures (then its ``quoted`` is set aside)."""
 
     @model_validator(mode="after")
     def _one_of(self) -> ResearchAnswer:

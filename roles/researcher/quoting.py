@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from roles.researcher.answer import FILLED, ResearchAnswer
+from roles.researcher.answer import FILLED, QUOTED, ResearchAnswer
 from roles.researcher.grounding import tables
 from roles.structured import AnswerShape
 
@@ -19,7 +19,10 @@ QUOTING = """Quote in "quotes" every value and phrase the task needs, exactly as
 writes it ("1,234", "(56)", "12.5%", the report's own words): for each, its document
 ("source"); from a table, the row (its first cell) and the column (its header) it stands
 in, then the value in that cell ("text"); from a paragraph, row and column "" and the words
-as "text". Code checks that every quote stands there."""
+as "text". Code checks that every quote stands there. Then say in "answer_is" whether
+the answer is "stated" in the documents as it is (a figure, a name, words, the items asked
+for) or must be "computed" from several figures (a change, a difference, a total, an
+average, a ratio, a percentage): when computed, "quoted" is ""."""
 
 MAX_QUOTES = 8
 """The most quotes one answer holds (what a question over one report rests on; a small
@@ -70,13 +73,14 @@ def evidence_shape(
         "type": "object",
         "properties": {
             "quotes": {"type": "array", "items": quote, "minItems": 1, "maxItems": MAX_QUOTES},
+            **({"answer_is": {"enum": ["stated", "computed"]}} if QUOTED in names else {}),
             "outputs": {
                 "type": "object",
                 "properties": {n: text_or_list for n in names},
                 "required": names,
             },
         },
-        "required": ["quotes", "outputs"],
+        "required": ["quotes", *(["answer_is"] if QUOTED in names else []), "outputs"],
     }
 
     def check(answer: ResearchAnswer) -> str | None:

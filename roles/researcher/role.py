@@ -21,7 +21,14 @@ from bus.payloads import TaskAssignment, TaskResult
 from bus.verdicts import CheckVerdict
 from roles.errors import TaskFailed
 from roles.memory import Hit
-from roles.researcher.answer import EVIDENCE, VALUES, ResearchAnswer, answer_shape, quoted_values
+from roles.researcher.answer import (
+    EVIDENCE,
+    QUOTED,
+    VALUES,
+    ResearchAnswer,
+    answer_shape,
+    quoted_values,
+)
 from roles.researcher.grounding import ground, grounding_verdict
 from roles.researcher.quoting import QUOTING, evidence_shape
 from roles.researcher.reading import reading, whole
@@ -112,8 +119,11 @@ class Researcher(WorkerRole[ResearcherSettings]):
         if EVIDENCE in task.outputs:
             answer = await self._grounded(answer, convo, schema, env, task.id)
         evidence: list[JsonValue] = [q.model_dump() for q in answer.quotes]
+        stated: dict[str, JsonValue] = dict(answer.outputs or {})
+        if answer.answer_is == "computed" and QUOTED in stated:  # nothing stated to quote
+            stated[QUOTED] = ""
         given: dict[str, JsonValue] = {
-            **(answer.outputs or {}),
+            **stated,
             EVIDENCE: evidence,
             VALUES: quoted_values(answer.quotes),
         }
@@ -161,7 +171,9 @@ class Researcher(WorkerRole[ResearcherSettings]):
         said = problems or ["no quotes were given"]
         convo = [
             *convo,
-            AssistantMessage(content=answer.model_dump_json(exclude_defaults=True), source=self.name),
+            AssistantMessage(
+                content=answer.model_dump_json(exclude_defaults=True), source=self.name
+            ),
             UserMessage(
                 content="Code checked your quotes against the documents:\n- "
                 + "\n- ".join(said)

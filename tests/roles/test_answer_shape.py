@@ -3,7 +3,7 @@ a dict, and the same refusals (a missing output goes back to the model by name).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from pydantic import BaseModel, ConfigDict, JsonValue, create_model
@@ -25,6 +25,7 @@ class _Base(BaseModel):
     summary: str = ""
     sources: list[str] = []
     quotes: list[Quote] = []
+    answer_is: Literal["stated", "computed"] | None = None
 
 
 def _per_task_model(outputs: list[str]) -> type[BaseModel]:
@@ -97,7 +98,8 @@ def test_a_raw_newline_inside_a_string_is_taken_as_written() -> None:
 def test_a_task_asking_for_evidence_is_held_to_quoting_the_rows_and_columns_there() -> None:
     table = "| | 2019 | 2018 |\n|---|---|---|\n| Revenue | 1,234 | 1,000 |\n"
     doc = evidence_shape(["evidence", "quoted"], {"table.md": table, "notes.md": "Text."}).doc
-    assert list(doc["properties"]) == ["quotes", "outputs"]  # nothing more to write
+    assert list(doc["properties"]) == ["quotes", "answer_is", "outputs"]  # nothing more
+    assert doc["properties"]["answer_is"]["enum"] == ["stated", "computed"]
     assert doc["properties"]["quotes"]["minItems"] == 1 and "outputs" in doc["required"]
     quote = doc["properties"]["quotes"]["items"]
     assert list(quote["properties"]) == ["source", "row", "column", "text"]

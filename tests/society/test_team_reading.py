@@ -56,11 +56,11 @@ def quote(text: str, row: str = "", column: str = "", source: str = "table.md") 
     return json.dumps({"text": text, "source": source, "row": row, "column": column})
 
 
-def researcher_says(quotes: list[str], quoted: str = "") -> str:
+def researcher_says(quotes: list[str], quoted: str = "", answer_is: str = "stated") -> str:
     """One scripted research answer (a YAML list item)."""
     answer = (
-        f'{{"outputs": {{"quoted": {json.dumps(quoted)}}}, "summary": "read the report", '
-        f'"sources": ["table.md", "paragraphs.md"], "quotes": [{", ".join(quotes)}]}}'
+        f'{{"quotes": [{", ".join(quotes)}], "answer_is": "{answer_is}", '
+        f'"outputs": {{"quoted": {json.dumps(quoted)}}}}}'
     )
     return f"    - answer: '{answer}'"
 
@@ -115,7 +115,9 @@ async def test_the_researchers_quotes_reach_the_coder_and_its_value_comes_back_w
 ) -> None:
     quotes = [quote("$1,234", "Revenue", "2019"), quote("$1,000", "Revenue", "2018")]
     goal = "What was the change in revenue from 2018 to 2019?"
-    outcome = await run_yaml(scenario(goal, [researcher_says(quotes)], CHANGE))
+    # a figure put in `quoted` for an answer the researcher says is computed is set aside
+    said = researcher_says(quotes, quoted="$1,234", answer_is="computed")
+    outcome = await run_yaml(scenario(goal, [said], CHANGE))
     (plan,) = payloads(outcome, "plan")
     assert [(t.id, t.role) for t in plan.tasks] == [("read", "researcher"), ("solve", "coder")]
     read, solve = (
@@ -126,6 +128,7 @@ async def test_the_researchers_quotes_reach_the_coder_and_its_value_comes_back_w
     (assigned,) = [a for a in payloads(outcome, "task") if a.task.id == "solve"]
     assert [q["text"] for q in assigned.inputs["evidence"]] == ["$1,234", "$1,000"]
     assert assigned.inputs["values"] == {"Revenue (2019)": 1234.0, "Revenue (2018)": 1000.0}
+    assert assigned.inputs["quoted"] == ""
     assert solve.outputs["answer"] == "Revenue changed by 234 thousand"
     assert outcome.final is not None and outcome.final.answer == "Revenue changed by 234 thousand"
     assert verdicts(outcome.final) == {"grounding": True, "goal_check": True}
