@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from roles.budget import BudgetSettings
+from roles.settings import CriticSettings
 from sandbox.settings import SandboxSettings
 from society.errors import RunError
 from society.eval.suite import Case, Defaults, Suite, TatQA
 from society.eval.tatqa_metric import TYPES, gold_answers
+from society.scenario import RolesSpec
 
 __all__ = ["DATA", "SPLITS", "TATQA_GOAL", "draw", "questions", "table_markdown", "tatqa_suite"]
 
@@ -43,6 +45,11 @@ TATQA_GOAL = (
 """The goal: the question, and how to state the answer so that its scale can be graded."""
 
 Split = Literal["dev", "test"]
+
+STALL_S = 600.0
+"""The critic's stall: no task done for this long. A report's prompt takes ~45 s a call on
+this machine and one model server answers one call at a time, so a reading task waiting
+behind the goal check's program fixes passed the default 300 s and was replanned away."""
 
 
 def reports(split: Split) -> list[dict[str, Any]]:
@@ -186,6 +193,7 @@ def tatqa_suite(
             )
         )
     base = defaults or Defaults(
+        roles=RolesSpec(critic=CriticSettings(stall_s=STALL_S)),
         budgets=BudgetSettings(wall_s=600, calls=24, replans=1, sandbox_s=180),
         sandbox=SandboxSettings(timeout_s=30, pool_size=2),
     )
