@@ -1,8 +1,10 @@
 """What a reading task asks of the model: quotes first, each its document, row and column
-before its text, then the outputs — in a schema that constrained decoding holds it to. The
-documents' names, and when the documents are read whole their tables' row and column
-labels, are enums: a small model then cannot name a row that is not there (on a TAT-QA dev
-report, Qwen2.5-Coder-1.5B wrote a figure where the row's label goes)."""
+before its text, then whether the answer is stated or computed, then the outputs — in a
+schema that constrained decoding holds it to. The documents' names are an enum when they
+are read whole. The tables' row and column labels are not: as enums they made
+llama-cpp-python's constrained decoding crawl (a TAT-QA dev reading call of 263 tokens took
+over three minutes, against 51 s without them); grounding matches the labels loosely and
+sends a wrong one back instead."""
 
 from __future__ import annotations
 
@@ -10,7 +12,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from roles.researcher.answer import FILLED, QUOTED, ResearchAnswer
-from roles.researcher.grounding import tables
 from roles.structured import AnswerShape
 
 __all__ = ["MAX_QUOTES", "QUOTING", "evidence_shape"]
@@ -27,24 +28,6 @@ average, a ratio, a percentage): when computed, "quoted" is ""."""
 MAX_QUOTES = 8
 """The most quotes one answer holds (what a question over one report rests on; a small
 model otherwise goes on quoting until its token limit)."""
-_LABELS = 60
-"""The most row (or column) labels put into an enum; beyond, the label is free text."""
-
-
-def _labels(documents: Mapping[str, str]) -> tuple[list[str], list[str]]:
-    rows: list[str] = []
-    columns: list[str] = []
-    for text in documents.values():
-        for table in tables(text):
-            rows += [r[0].strip() for r in table.rows if r and r[0].strip()]
-            columns += [c for c in table.header if c]
-    return list(dict.fromkeys(rows)), list(dict.fromkeys(columns))
-
-
-def _label(choices: list[str]) -> dict[str, Any]:
-    if not choices or len(choices) > _LABELS:
-        return {"type": "string"}
-    return {"enum": ["", *choices]}
 
 
 def evidence_shape(
@@ -53,18 +36,17 @@ def evidence_shape(
     """The answer to a task that asks for ``evidence``: one to `MAX_QUOTES` quotes, then every
     other output (a string, or a list of strings when several items are asked) — no summary
     and no sources (the quotes name theirs): on this machine every token a 1.5B model writes
-    costs about 0.1 s. ``documents``: those read whole (their names and labels become enums), or None
+    costs about 0.1 s. ``documents``: those read whole (their names become an enum), or None
     when only passages were read."""
     names = [n for n in dict.fromkeys(outputs) if n not in FILLED]
     text_or_list = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
-    rows, columns = _labels(documents or {})
     source: dict[str, Any] = {"enum": list(documents)} if documents else {"type": "string"}
     quote = {
         "type": "object",
         "properties": {
             "source": source,
-            "row": _label(rows),
-            "column": _label(columns),
+            "row": {"type": "string"},
+            "column": {"type": "string"},
             "text": {"type": "string", "minLength": 1},
         },
         "required": ["source", "row", "column", "text"],
