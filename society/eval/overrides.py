@@ -1,6 +1,6 @@
 """``society eval --set roles.<role>.<field>=<value>``: a role setting every case's society
-runs with, on top of the suite's — an ablation at one commit (``roles.planner.read_first=false``
-is the society before the reading plan), recorded in the results' settings."""
+runs with, on top of the suite's — an ablation at one commit (``roles.planner.read_first=true``
+is the society with the reading plan), recorded in the results' settings."""
 
 from __future__ import annotations
 

@@ -80,6 +80,7 @@ name: team
 goal: {{text: {json.dumps(goal)}}}
 models: {{default: {{provider: scripted}}}}
 roles:
+  planner: {{read_first: true}}
   researcher: {{corpus: [report]}}
   coder: {{cross_check: false}}
 sandbox: {{timeout_s: 20, pool_size: 1}}

@@ -19,12 +19,12 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_a_setting_is_read_as_yaml_and_set_on_the_role() -> None:
-    sets = parse_sets(["roles.planner.read_first=false", "roles.researcher.max_hits=3"])
-    assert sets == {"roles.planner.read_first": False, "roles.researcher.max_hits": 3}
+    sets = parse_sets(["roles.planner.read_first=true", "roles.researcher.max_hits=3"])
+    assert sets == {"roles.planner.read_first": True, "roles.researcher.max_hits": 3}
     scenario = load_scenario(ROOT / "scenarios" / "quickstart.yaml")
     changed = with_sets(scenario, sets)
-    assert changed.roles.planner.read_first is False and changed.roles.researcher.max_hits == 3
-    assert scenario.roles.planner.read_first is True  # the scenario itself is left alone
+    assert changed.roles.planner.read_first is True and changed.roles.researcher.max_hits == 3
+    assert scenario.roles.planner.read_first is False  # the scenario itself is left alone
     assert changed.roles.researcher.corpus == scenario.roles.researcher.corpus
 
 
