@@ -25,7 +25,7 @@ from bus.connection import Bus
 from bus.envelope import Envelope, decode
 from bus.errors import BusError, RunLogError
 from bus.logfile import LogRecord, record_from_raw, write_jsonl
-from bus.payloads import Presence
+from bus.payloads import Final, Presence
 from bus.roster import ROSTER
 from bus.subjects import Channel
 
@@ -326,6 +326,8 @@ class Exported(NamedTuple):
 
     messages: int
     heartbeats: int
+    final: bool = False
+    """Whether the log holds the run's final message."""
 
 
 async def export_jsonl(bus: Bus, run_id: str, path: Path) -> Exported:
@@ -336,7 +338,8 @@ async def export_jsonl(bus: Bus, run_id: str, path: Path) -> Exported:
     """
     stored = await fetch_run(bus, run_id)
     records = [r for r in stored if not _heartbeat(r)]
-    return Exported(write_jsonl(records, path), len(stored) - len(records))
+    final = any(r.envelope is not None and isinstance(r.envelope.payload, Final) for r in records)
+    return Exported(write_jsonl(records, path), len(stored) - len(records), final)
 
 
 def _heartbeat(record: LogRecord) -> bool:

@@ -22,6 +22,12 @@ from society.view.live import LiveView
 
 __all__ = ["RunObserver", "to_the_end"]
 
+FINAL_STORE_TRIES = 20
+FINAL_STORE_WAIT_S = 0.5
+"""How long an export waits for the stream to hold the final message the run has seen:
+on a three-node cluster under load, the run received its final before the replicated
+stream had stored it, and the exported log lacked it."""
+
 log = structlog.get_logger("runner")
 T = TypeVar("T")
 
@@ -166,6 +172,11 @@ class RunObserver:
         with contextlib.suppress(BusError):
             await self.bus.flush()
         exported = await runlog.export_jsonl(self.bus, self.run_id, path)
+        for _ in range(FINAL_STORE_TRIES):  # a clustered stream may store the final late
+            if exported.final or not self.final_seen.is_set():
+                break
+            await asyncio.sleep(FINAL_STORE_WAIT_S)
+            exported = await runlog.export_jsonl(self.bus, self.run_id, path)
         self.exported = True
         self.view.state.heartbeats = exported.heartbeats  # the exact count the file left out
         log.info("exported run log", path=str(path), messages=exported.messages)

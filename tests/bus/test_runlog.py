@@ -29,7 +29,7 @@ async def test_export_and_read_back_round_trip_exactly(
         await bus.flush()
         path = tmp_path / "log.jsonl"
         # the dead letter from our own subscriber is not produced here: nobody subscribed
-        count, _ = await runlog.export_jsonl(bus, run_id, path)
+        count, _, _ = await runlog.export_jsonl(bus, run_id, path)
     assert count == len(SAMPLES) + 1
     read = read_jsonl(path)
     assert read.problems == []
@@ -54,7 +54,7 @@ async def test_the_exported_log_keeps_arrivals_and_goodbyes_but_no_heartbeats(
         stored = await runlog.fetch_run(bus, run_id)
         while len(stored) < len(statuses):  # core publishes: wait until the stream has them
             stored = await runlog.fetch_run(bus, run_id)
-        count, left_out = await runlog.export_jsonl(bus, run_id, tmp_path / "log.jsonl")
+        count, left_out, _ = await runlog.export_jsonl(bus, run_id, tmp_path / "log.jsonl")
     kept = [r.envelope.payload for r in read_jsonl(tmp_path / "log.jsonl").records if r.envelope]
     assert (count, left_out) == (2, 3)
     assert [k.status for k in kept] == ["up", "down"]  # type: ignore[union-attr]
