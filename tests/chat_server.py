@@ -4,7 +4,9 @@ the OpenAI-compatible path with the real openai SDK (no mock objects).
 ``respond(request_json) -> str`` decides each answer; ``rate_limit_first`` answers that
 many requests with HTTP 429 and a Retry-After header first; ``faults`` are played one per
 request before answering normally: ``500``, ``garbage`` (a 200 that is not JSON),
-``hang`` (never answers) and ``trickle`` (a body that never ends, a byte at a time).
+``hang`` (never answers) and ``trickle`` (a body that never ends, a byte at a time);
+``serve_s`` makes it a server with one slot, like llama.cpp here: it answers one request at
+a time, each after that many seconds, and computes a request its client gave up on too.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ class ChatServer:
         rate_limit_first: int = 0,
         retry_after: float = 0.2,
         faults: list[str] | None = None,
+        serve_s: float | None = None,
     ) -> None:
         self.respond = respond
         self.faults = list(faults or [])
@@ -43,6 +46,10 @@ class ChatServer:
         self.refused = 0
         self.auth_headers: list[str] = []
         self._lock = threading.Lock()
+        self.serve_s = serve_s
+        self.served = 0
+        """Requests answered after ``serve_s`` of work (abandoned ones included)."""
+        self._slot = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -79,6 +86,10 @@ class ChatServer:
                     )
                     return
                 server.requests.append(body)
+                if server.serve_s is not None:
+                    with server._slot:
+                        server.closing.wait(server.serve_s)
+                        server.served += 1
                 text = server.respond(body)
                 prompt_chars = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
                 usage = {

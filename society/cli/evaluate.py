@@ -231,6 +231,7 @@ def eval_command(
             "temperature": models.temperature if models.model else None,
             "max_tokens": models.max_tokens,
             "timeout_s": models.timeout,
+            "slots": override.slots if override is not None else None,
             "structured": models.structured,
             "limit": limit,
             "draw_seed": draw_seed,

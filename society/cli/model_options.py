@@ -1,7 +1,7 @@
 """The model options, written once: ``--model`` and what goes with it (server, API key,
-answer length, timeout, schema mode, temperature). A command that runs models takes a
-``models: ModelOptions`` parameter and is decorated with `model_options`, which puts the
-options into its signature for typer and hands the command one value."""
+answer length, timeout, the server's slots, schema mode, temperature). A command that runs
+models takes a ``models: ModelOptions`` parameter and is decorated with `model_options`,
+which puts the options into its signature for typer and hands the command one value."""
 
 # No `from __future__ import annotations`: typer reads the annotations (see society.cli).
 import functools
@@ -38,6 +38,14 @@ Timeout = Annotated[
     float | None,
     typer.Option(min=0.1, help="Seconds one call of --model may take (default: 60-120)"),
 ]
+Slots = Annotated[
+    int | None,
+    typer.Option(
+        min=1,
+        help="Calls --model's server answers at once; more wait their turn before their "
+        "timeout starts (default: 1 for a server on this machine, else no limit)",
+    ),
+]
 Structured = Annotated[
     str,
     typer.Option(
@@ -65,6 +73,7 @@ class ModelOptions:
     timeout: float | None = None
     structured: str = "auto"
     temperature: float | None = None
+    slots: int | None = None
 
     def spec(self) -> "ModelSpec | None":
         """The spec ``--model`` gives every role, or None without it (exit 2 on a wrong
@@ -86,6 +95,7 @@ class ModelOptions:
             max_tokens=self.max_tokens,
             timeout_s=self.timeout,
             structured=self.structured,
+            slots=self.slots,
         )
         if self.temperature is None:
             return spec
@@ -99,6 +109,7 @@ _OPTIONS: dict[str, tuple[Any, Any]] = {
     "api_key_env": (ApiKeyEnv, None),
     "max_tokens": (MaxTokens, None),
     "timeout": (Timeout, None),
+    "slots": (Slots, None),
     "structured": (Structured, "auto"),
 }
 

@@ -3,8 +3,10 @@ scripted and replay clients, environment-variable secrets, prices and rate limit
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import urlsplit
 
 from autogen_core.models import ChatCompletionClient
 
@@ -28,8 +30,10 @@ def override_spec(
     max_tokens: int | None = None,
     timeout_s: float | None = None,
     structured: str = "auto",
+    slots: int | None = None,
 ) -> ModelSpec:
-    """The spec ``--model`` gives every role: an OpenAI(-compatible) model."""
+    """The spec ``--model`` gives every role: an OpenAI(-compatible) model. A server on
+    this machine answers one call at a time unless ``slots`` says otherwise."""
     config: dict[str, Any] = {"model": model}
     if base_url:
         config["base_url"] = base_url
@@ -50,8 +54,17 @@ def override_spec(
             "max_tokens": max_tokens,
             "timeout_s": timeout_s,
             "structured": structured,
+            "slots": slots if slots is not None or not _on_this_machine(base_url) else 1,
         }
     )
+
+
+def _on_this_machine(base_url: str | None) -> bool:
+    """Whether ``base_url`` is a server on this machine (loopback)."""
+    if not base_url:
+        return False
+    host = urlsplit(base_url).hostname or ""
+    return host == "localhost" or host.startswith("127.") or host == "::1"
 
 
 def _limits(spec: ModelSpec, role: str) -> tuple[int, float]:
@@ -89,6 +102,7 @@ class ModelFactory:
         self.pace = pace
         self.in_step = True
         self._limiters: dict[str, RateLimiter] = {}
+        self._slots: dict[str, asyncio.Semaphore] = {}
         self.shared_limits: Callable[[str, bool], Limiter] | None = None
         """Where a worker process takes its rate-limit places: the run's limits host, by
         (model name, counts tokens) (None: this process's own limiters, which it hosts)."""
@@ -100,6 +114,14 @@ class ModelFactory:
         if limits is None or not (limits.rpm or limits.tpm):
             return None
         return self._limiters.setdefault(model_name, RateLimiter(limits.rpm, limits.tpm))
+
+    def slots(self, model_name: str) -> asyncio.Semaphore | None:
+        """This process's turns at a model's server: one semaphore per model, shared by its
+        roles (None: the server takes any number of calls at once)."""
+        slots = self.models[model_name].slots
+        if slots is None:
+            return None
+        return self._slots.setdefault(model_name, asyncio.Semaphore(slots))
 
     def continue_from(
         self, recorded: RecordedCalls, script: dict[str, list[ScriptedAnswer]]
@@ -163,6 +185,7 @@ class ModelFactory:
             client = RetryingClient(
                 client,
                 limiter,
+                slots=None if offline else self.slots(model_name),
                 model=spec.model_name(),
                 endpoint=spec.endpoint(),
                 timeout_s=None if offline else timeout_s,

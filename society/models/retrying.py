@@ -1,5 +1,5 @@
 """`RetryingClient`: wraps any AutoGen client so each call stays within the process's rate
-limits, ends within its timeout, and survives a flaky server — retrying refused and reset
+limits and the server's slots, ends within its timeout, and survives a flaky server — retrying refused and reset
 connections, timeouts, 5xx, 429 (honouring Retry-After) and bodies that are not a chat
 completion, with exponential backoff and jitter (tenacity). Each failed attempt is noted
 for the record (`roles.model_access.call_retries`); when the tries run out the error
@@ -97,6 +97,7 @@ class RetryingClient(ChatCompletionClient):
         inner: ChatCompletionClient,
         limiter: Limiter | None = None,
         *,
+        slots: asyncio.Semaphore | None = None,
         model: str = "",
         endpoint: str = "",
         timeout_s: float | None = None,
@@ -105,6 +106,8 @@ class RetryingClient(ChatCompletionClient):
     ) -> None:
         self.inner = inner
         self.limiter = limiter
+        self.slots = slots
+        """Turns at the server: a call waits for one before it is sent and its timeout runs."""
         self.model = model
         self.endpoint = endpoint or "the provider's default endpoint"
         self.timeout_s = timeout_s
@@ -140,6 +143,17 @@ class RetryingClient(ChatCompletionClient):
                 noted = call_waits.get()
                 if noted is not None and waited > 0.001:
                     noted.append(waited)
+            if self.slots is None:
+                return await sent()
+            began = asyncio.get_running_loop().time()
+            async with self.slots:
+                waited = asyncio.get_running_loop().time() - began
+                noted = call_waits.get()
+                if noted is not None and waited > 0.001:
+                    noted.append(waited)
+                return await sent()
+
+        async def sent() -> CreateResult:
             call = self.inner.create(messages, **options)
             if self.timeout_s is None:
                 return await call

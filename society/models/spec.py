@@ -87,6 +87,11 @@ class ModelSpec(_Strict):
     """Longest one attempt of a call may take (default: per role, 60 to 120 s)."""
     tries: int = Field(default=4, ge=1, le=10)
     """Attempts of a call on transport errors, 5xx, 429 and garbled answers."""
+    slots: int | None = Field(default=None, ge=1, le=1024)
+    """Calls the server answers at once (None: no limit). More wait their turn in this
+    process, and a call's timeout starts when it is sent: a server with one slot
+    (llama.cpp's default here) otherwise queues them while their timeouts run, the
+    client gives up and retries, and the server still computes every abandoned call."""
 
     def structured_mode(self) -> StructuredMode:
         """``structured`` with ``auto`` resolved for this provider."""

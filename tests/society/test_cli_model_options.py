@@ -67,12 +67,13 @@ def test_a_command_receives_the_options_as_one_value() -> None:
 
 def test_the_spec_carries_every_option() -> None:
     assert ModelOptions().spec() is None
-    given = ModelOptions("m", "http://h", "KEY", 64, 9.0, "json_object", 0.3)
+    given = ModelOptions("m", "http://h", "KEY", 64, 9.0, "json_object", 0.3, slots=2)
     spec = given.spec()
     assert spec is not None
     assert spec.config["temperature"] == 0.3 and spec.config["base_url"] == "http://h"
     assert spec.config["api_key"] == "${KEY}"
     assert (spec.max_tokens, spec.timeout_s, spec.structured) == (64, 9.0, "json_object")
+    assert spec.slots == 2
     assert "temperature" not in (ModelOptions("m").spec() or spec).config
 
 

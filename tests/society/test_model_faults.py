@@ -5,6 +5,7 @@ retries on the record, or fails with a message naming the server and the model."
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -154,3 +155,49 @@ async def test_the_request_asks_the_server_for_the_schema_in_its_dialect() -> No
         fmt = server.requests[0]["response_format"]
     assert fmt["type"] == "json_object"
     assert fmt["schema"]["properties"]["value"]["type"] == "integer"
+
+
+def _queued_calls(url: str, slots: int) -> list[ModelCalls]:
+    spec = override_spec("one-slot", url, None, max_tokens=64, timeout_s=2.5, slots=slots)
+    factory = ModelFactory({"default": spec}, {})
+
+    async def publish(
+        payload: Payload, *, parent: object = None, task_id: str | None = None
+    ) -> str:
+        return "id"
+
+    return [
+        ModelCalls(
+            role,
+            factory.build("default", role),
+            None,
+            publish,
+            checkpoint=lambda: None,
+            max_parse_tries=2,
+        )
+        for role in ("planner", "coder", "researcher", "critic")
+    ]
+
+
+async def test_calls_to_a_one_slot_server_take_turns_before_their_timeouts_start() -> None:
+    # Four roles call at once; the server answers one at a time, 1 s each. The last call
+    # queues 3 s behind the others, past its 2.5 s timeout, unless it waits its turn here.
+    with chat_server(respond, serve_s=1.0) as server:
+        answers = await asyncio.gather(
+            *(c.once(MESSAGES, parent=None, task_id="t") for c in _queued_calls(server.url, 1))
+        )
+        assert [a.text for a in answers] == [json.dumps({"value": 42})] * 4
+        assert server.served == 4  # no call was abandoned and sent again
+    with chat_server(respond, serve_s=1.0) as server:  # the same calls, all sent at once
+        await asyncio.gather(
+            *(c.once(MESSAGES, parent=None, task_id="t") for c in _queued_calls(server.url, 8)),
+            return_exceptions=True,
+        )
+        assert len(server.requests) > 4  # a call timed out in the queue and was retried
+
+
+def test_a_server_on_this_machine_has_one_slot_unless_told() -> None:
+    assert override_spec("m", "http://127.0.0.1:8080/v1", None).slots == 1
+    assert override_spec("m", "http://localhost:8080/v1", None, slots=4).slots == 4
+    assert override_spec("m", "https://api.example.com/v1", None).slots is None
+    assert override_spec("m", None, None).slots is None
