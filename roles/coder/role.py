@@ -23,8 +23,7 @@ from bus.verdicts import CheckVerdict
 from roles.calls import ModelCalls
 from roles.coder import function_writer, prose
 from roles.coder.artifacts import save_artifacts
-from roles.coder.input_notes import input_notes
-from roles.coder.instructions import DOCUMENT_CHARS, SYSTEM, WORKED_EXAMPLE
+from roles.coder.instructions import SYSTEM, task_request, with_libraries
 from roles.coder.missing_imports import with_imports
 from roles.coder.quotation import by_quotation, quotation_of
 from roles.coder.select import PROGRAMS, VIEWS, View, select
@@ -34,7 +33,6 @@ from roles.context import RoleContext
 from roles.errors import ModelAnswerError, TaskFailed
 from roles.examples import Example, examples_in
 from roles.execution import CodeRunner, ExecutionResult, to_payload
-from roles.program import given_values, quoted_documents
 from roles.settings import CoderSettings
 from roles.solutions import SOLUTION, relevance
 from roles.verifier import checks as verifier
@@ -362,32 +360,16 @@ class Coder(WorkerRole[CoderSettings]):
 
     def _with_libraries(self, system: str) -> str:
         libraries = self.deps.libraries
-        if libraries is None:
-            return system
-        return f"{system}\nThe sandbox has {libraries.described()}; nothing else can be installed."
+        return with_libraries(system, libraries.described() if libraries is not None else None)
 
     def prompt(self, assignment: TaskAssignment, note: str = "") -> list[LLMMessage]:
         """The first messages for a coding task (``note``: what a check program is told)."""
-        task = assignment.task
-        parts = [
-            f"Overall goal: {assignment.goal}",
-            f"Your task ({task.id}): {task.description}",
-            f"Outputs to produce: {', '.join(task.outputs) or '(none)'}",
-            given_values(assignment.inputs),
-            *input_notes(assignment.inputs),
-            *quoted_documents(self.documents, DOCUMENT_CHARS),
-        ]
-        examples = self._examples.get(task.id, [])
-        if examples:
-            parts.append(WORKED_EXAMPLE + "\n\n" + "\n\n".join(examples))
+        examples = self._examples.get(assignment.task.id, [])
         notes = assignment.notes + (self.talk.take_remarks() if not note else [])
-        if notes:
-            parts.append("Keep in mind:\n- " + "\n- ".join(notes))
-        if note:
-            parts.append(note)
+        request = task_request(assignment, self.documents, examples, notes, note)
         return [
             self.system_prompt(self._with_libraries(self.instructions(SYSTEM))),
-            UserMessage(content="\n\n".join(parts), source="manager"),
+            UserMessage(content=request, source="manager"),
         ]
 
 
@@ -413,8 +395,9 @@ STRATEGIES: tuple[Strategy, ...] = (
     Strategy("once", lambda a, s: True, Coder._once),
 )
 """In order, the first that fits answers: a function by drafts and the verifier's tests; the
-goal check by one program; an answer the researcher quoted, by the quotation; the answer by candidates the verifier's check selects among;
-other outputs by a second program that must agree; else one program, unchecked."""
+goal check by one program; an answer the researcher quoted, by the quotation; the answer by
+candidates the verifier's check selects among; other outputs by a second program that must
+agree; else one program, unchecked."""
 
 
 def strategy_for(assignment: TaskAssignment, settings: CoderSettings) -> Strategy:
