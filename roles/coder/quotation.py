@@ -1,19 +1,86 @@
-"""A task answered by quotation: when the researcher quoted the answer in the report's own
-words (the reading plan's ``quoted``), the answer is that quotation as it is — no program
-retypes it and no model call is made. Whether it answers the goal is for the checks beside
-it to say: the quotes' grounding, and the goal check answering the whole goal on its own."""
+"""A task answered from a reading (the reading plan's ``evidence``, ``values`` and
+``quoted``): when the researcher quoted the answer in the report's own words, that quotation
+is a view of its own — no program retypes it and no model call is made — and a worked
+answer in prose, read from the documents alone without the reading, is the view it must
+agree with (`reading_views`). With the coder's checks off, the quotation is the answer as
+it is (`by_quotation`), and the quotes' grounding and the goal check say whether it holds."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Protocol
 
+from autogen_core.models import LLMMessage
 from pydantic import JsonValue
 
 from bus import Envelope
-from bus.evidence import QUOTED
+from bus.evidence import EVIDENCE, QUOTED, VALUES
 from bus.payloads import TaskAssignment, TaskResult
+from roles.coder import prose
+from roles.coder.prose import STEPS_FIRST
+from roles.coder.select import VARIANTS, VIEWS, View
+from roles.coder.votes import Solved
 
-__all__ = ["by_quotation", "quotation_of"]
+__all__ = [
+    "QUOTED_VIEWS",
+    "READING",
+    "by_quotation",
+    "from_reading",
+    "own_inputs",
+    "prose_request",
+    "quotation_of",
+    "quoted_candidate",
+    "reading_views",
+]
+
+OWN_ANSWER = "Answer the overall goal from the documents."
+"""The prose view's task beside a reading: the goal itself, not the task of answering from
+the reading (which it is not given)."""
+
+READING = frozenset({EVIDENCE, VALUES, QUOTED})
+"""A reading task's outputs: what a view drawn apart from the reading is not given."""
+
+QUOTED_VIEWS: tuple[View, ...] = (
+    View("quotation"),
+    View("prose"),
+    View("program", VARIANTS[0]),
+    View("prose", STEPS_FIRST),
+    View("program", VARIANTS[1]),
+)
+"""When the researcher quoted the answer: the quotation (no call) and a worked answer from
+the documents first; a program from the quoted values and a second worked answer when they
+disagree."""
+
+
+def from_reading(assignment: TaskAssignment) -> bool:
+    """Whether the task answers from a reading (it takes the researcher's evidence)."""
+    return EVIDENCE in assignment.task.inputs
+
+
+def reading_views(assignment: TaskAssignment) -> tuple[View, ...]:
+    """The views of a task that answers from a reading: the quotation's when there is one."""
+    return QUOTED_VIEWS if quotation_of(assignment) is not None else VIEWS
+
+
+def own_inputs(assignment: TaskAssignment) -> dict[str, JsonValue]:
+    """The task's values less the reading's: what a view drawn apart from it is given."""
+    return {k: v for k, v in assignment.inputs.items() if k not in READING}
+
+
+def prose_request(
+    assignment: TaskAssignment, documents: Mapping[str, str], note: str
+) -> list[LLMMessage]:
+    """A prose view's request; beside a reading, the goal from the documents alone (a worked
+    answer that saw the quotation would repeat it, and agree with it on nothing)."""
+    if not from_reading(assignment):
+        task = assignment.task.description
+        return prose.request(assignment.goal, task, assignment.inputs, documents, note)
+    return prose.request(assignment.goal, OWN_ANSWER, own_inputs(assignment), documents, note)
+
+
+def quoted_candidate(assignment: TaskAssignment) -> Solved:
+    """The quotation view's candidate: the quotation as it stands (no call)."""
+    return Solved({"answer": quotation_of(assignment) or ""}, {}, "", 0, view="quotation")
 
 
 def quotation_of(assignment: TaskAssignment) -> str | None:

@@ -25,7 +25,14 @@ from roles.coder import function_writer, prose
 from roles.coder.artifacts import save_artifacts
 from roles.coder.instructions import SYSTEM, task_request, with_libraries
 from roles.coder.missing_imports import with_imports
-from roles.coder.quotation import by_quotation, quotation_of
+from roles.coder.quotation import (
+    by_quotation,
+    from_reading,
+    prose_request,
+    quotation_of,
+    quoted_candidate,
+    reading_views,
+)
 from roles.coder.select import PROGRAMS, VIEWS, View, select
 from roles.coder.solve import Program, solve
 from roles.coder.votes import Solved, voted
@@ -138,14 +145,18 @@ class Coder(WorkerRole[CoderSettings]):
             return (await self.calls.call(messages, parent=env, task_id=task.id)).text
 
         async def draw(view: View) -> Solved:
+            if view.kind == "quotation":
+                return quoted_candidate(assignment)
             if view.kind == "prose":
-                goal, inputs = assignment.goal, assignment.inputs
-                asked = prose.request(goal, task.description, inputs, self.documents, view.note)
-                return prose.worked(await ask(asked))
+                return prose.worked(await ask(prose_request(assignment, self.documents, view.note)))
             convo = self.prompt(assignment, view.note)
             return await self._solve(env, assignment, convo, self.settings.candidate_attempts)
 
-        views = VIEWS if self.settings.prose and task.outputs == ["answer"] else PROGRAMS
+        views = PROGRAMS  # a task answering from a reading has prose apart from it, always
+        if task.outputs == ["answer"] and from_reading(assignment):
+            views = reading_views(assignment)
+        elif task.outputs == ["answer"] and self.settings.prose:
+            views = VIEWS
         chosen = await select(
             draw,
             judge,
@@ -222,6 +233,8 @@ class Coder(WorkerRole[CoderSettings]):
     ) -> TaskResult:
         task = assignment.task
         summary = f"succeeded after {solved.attempts} attempt(s)"
+        if solved.view == "quotation":
+            summary = "answered by the researcher's quotation, as it stands in the documents"
         return TaskResult(
             task_id=task.id,
             role=self.name,
@@ -387,17 +400,17 @@ class Strategy:
 STRATEGIES: tuple[Strategy, ...] = (
     Strategy("function", lambda a, s: a.deliverable is not None, Coder._write_function, False),
     Strategy("goal_check", lambda a, s: a.task.purpose == "goal_check", Coder._goal_check),
-    Strategy("quotation", lambda a, s: quotation_of(a) is not None, by_quotation, False),
     Strategy(
         "select", lambda a, s: bool(s.cross_check) and "answer" in a.task.outputs, Coder._selected
     ),
+    Strategy("quotation", lambda a, s: quotation_of(a) is not None, by_quotation, False),
     Strategy("vote", lambda a, s: bool(s.cross_check) and bool(a.task.outputs), Coder._voted),
     Strategy("once", lambda a, s: True, Coder._once),
 )
 """In order, the first that fits answers: a function by drafts and the verifier's tests; the
-goal check by one program; an answer the researcher quoted, by the quotation; the answer by
-candidates the verifier's check selects among; other outputs by a second program that must
-agree; else one program, unchecked."""
+goal check by one program; the answer by candidates drawn through views and selected (the
+researcher's quotation one of them); with checks off, an answer the researcher quoted by the
+quotation; other outputs by a second program that must agree; else one program, unchecked."""
 
 
 def strategy_for(assignment: TaskAssignment, settings: CoderSettings) -> Strategy:

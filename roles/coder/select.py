@@ -46,10 +46,10 @@ other words draw another program."""
 
 @dataclass(frozen=True)
 class View:
-    """One way of drawing a candidate: its kind (``program`` or ``prose``) and what its
-    request adds."""
+    """One way of drawing a candidate: its kind (``program``, ``prose``, or ``quotation``:
+    the researcher's quotation of the answer, no call) and what its request adds."""
 
-    kind: Literal["program", "prose"]
+    kind: Literal["program", "prose", "quotation"]
     note: str = ""
 
 
@@ -82,9 +82,13 @@ class Group:
 
     @property
     def kept(self) -> Solved:
-        """The first program among the members (its outputs and files are whole), else the
-        first member."""
-        return next((m for m in self.members if m.view == "program"), self.members[0])
+        """The first quotation among the members (the report's own words), else the first
+        program (its outputs and files are whole), else the first member."""
+        for view in ("quotation", "program"):
+            found = next((m for m in self.members if m.view == view), None)
+            if found is not None:
+                return found
+        return self.members[0]
 
     @property
     def views(self) -> list[str]:
@@ -139,7 +143,7 @@ def groups_of(cands: Sequence[Solved], quoted: frozenset[float], output: str = "
 
 def _same(a: Solved, b: Solved, quoted: frozenset[float], output: str) -> bool:
     x, y = a.outputs, b.outputs
-    if output and "prose" in (a.view, b.view):
+    if output and ({"prose", "quotation"} & {a.view, b.view}):
         x, y = {output: x.get(output)}, {output: y.get(output)}
     return not disagreements(x, y, quoted)
 
@@ -212,7 +216,7 @@ def _passed(judged: Judged, index: int) -> bool:
 
 def _best(groups: list[Group], judged: Judged | None) -> Group:
     """The group most views agree on among those that pass the check (when it is usable),
-    else among all."""
+    else among all (on a tie, the first drawn)."""
     passing = [g for i, g in enumerate(groups) if judged is not None and _passed(judged, i)]
     pool = passing or groups
     return max(pool, key=lambda g: (g.kinds, g.agreeing, len(g.members), -groups.index(g)))
@@ -233,8 +237,12 @@ def _too_unsure(best: Group, confidence: Confidence, least: float) -> CheckVerdi
     )
 
 
-_NAMES = {"program": "a program", "prose": "a worked answer in prose"}
-_PLURALS = {"program": "programs", "prose": "worked answers in prose"}
+_NAMES = {
+    "program": "a program",
+    "prose": "a worked answer in prose",
+    "quotation": "the researcher's quotation",
+}
+_PLURALS = {"program": "programs", "prose": "worked answers in prose", "quotation": "quotations"}
 
 
 def _verdicts(

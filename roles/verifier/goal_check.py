@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from pydantic import JsonValue
 
+from bus.evidence import EVIDENCE
 from bus.payloads import TaskSpec
 from roles.verifier.agreement import agree, quoted_in
 
@@ -36,11 +37,15 @@ DESCRIPTION = (
 
 def wants_goal_check(tasks: Mapping[str, TaskSpec], roles: set[str]) -> bool:
     """Whether a validated plan gets the goal check: several tasks and a coder to write the
-    program (whatever the plan's last outputs are named: its answer is checked as a whole)."""
+    program (whatever the plan's last outputs are named: its answer is checked as a whole) —
+    unless its answer is drawn from a reading, where a worked answer from the documents alone
+    is already one of the answer's views (`roles.coder.quotation`): a program of its own
+    would parse the report's table by hand, which is what the reading is there to spare."""
     return (
         "coder" in roles
         and len(tasks) > 1
         and all(t.purpose != "goal_check" for t in tasks.values())
+        and not any(EVIDENCE in t.inputs and "answer" in t.outputs for t in tasks.values())
     )
 
 

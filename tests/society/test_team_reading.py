@@ -1,7 +1,8 @@
 """A goal over a report is team work, on scripted answers: the researcher quotes the
 evidence, code confirms every quote stands in the documents, and the coder answers from the
-quotes — computing a value with its scale, or giving a span as it was quoted. A quote that
-is not in the documents is sent back once, and an answer resting on one is never verified."""
+quotes — computing a value with its scale, or giving a span as it was quoted — and a worked
+answer from the documents alone, which never saw the reading, must agree. A quote that is
+not in the documents is sent back once, and an answer resting on one is never verified."""
 
 from __future__ import annotations
 
@@ -33,18 +34,10 @@ by_year = {q["column"]: number(q["text"]) for q in i["evidence"]}
 change = by_year["2019"] - by_year["2018"]
 json.dump({"answer": f"Revenue changed by {change:,.0f} thousand"}, open("outputs.json", "w"))
 """
-ON_ITS_OWN = """
-import json
-rows = [l.split("|") for l in open("table.md") if l.startswith("| Revenue")]
-first, second = (float(c.replace("$", "").replace(",", "")) for c in rows[0][2:4])
-json.dump({"independent_answer": f"{first - second:,.0f} thousand"}, open("outputs.json", "w"))
-"""
-SPAN_ON_ITS_OWN = """
-import json, re
-text = open("paragraphs.md").read()
-found = re.search(r"because of ([^.]+)", text).group(1)
-json.dump({"independent_answer": found}, open("outputs.json", "w"))
-"""
+CHANGE_WORKED = (
+    "From the table, revenue was $1,000 in 2018 and $1,234 in 2019.\nAnswer: 234 thousand"
+)
+SPAN_WORKED = "The paragraph says why.\nAnswer: strong demand in Asia"
 QUOTED = """
 import json
 i = json.load(open("inputs.json"))
@@ -71,9 +64,14 @@ def fenced(match: str, program: str) -> str:
     return f"    - match: '{match}'\n      answer: |\n        ```python{block}\n        ```"
 
 
-def scenario(goal: str, research: list[str], program: str, on_its_own: str = ON_ITS_OWN) -> str:
-    """The researcher's answers; the coder's program for the team's answer, and its
-    program answering the goal on its own (the goal check, from the documents as files)."""
+def worked(text: str) -> str:
+    """A scripted worked answer in prose (the view drawn from the documents alone)."""
+    return f"    - match: 'Work it out in words'\n      answer: {json.dumps(text)}"
+
+
+def scenario(goal: str, research: list[str], program: str, prose: str, kind: str) -> str:
+    """The researcher's answers; the verifier's statement (``kind``); the coder's program
+    answering from the reading, and its worked answer from the documents alone."""
     return (
         f"""
 name: team
@@ -82,19 +80,24 @@ models: {{default: {{provider: scripted}}}}
 roles:
   planner: {{read_first: true}}
   researcher: {{corpus: [report]}}
-  coder: {{cross_check: false}}
 sandbox: {{timeout_s: 20, pool_size: 1}}
 budgets: {{wall_s: 150, replans: 0}}
 script:
   researcher:
 """
         + "\n".join(research)
-        + "\n  coder:\n"
+        + f"\n  coder:\n    - instructions: without seeing it\n      answer: {{kind: {kind}}}\n"
         + fenced("evidence the researcher quoted", program)
         + "\n"
-        + fenced("independent check", on_its_own)
+        + worked(prose)
         + "\n"
     )
+
+
+def prose_prompts(run_dir: Path) -> list[str]:
+    """The prompts of the worked answers in prose."""
+    asked = [p.read_text() for p in (run_dir / "prompts").iterdir()]
+    return [a for a in asked if "Work it out in words" in a]
 
 
 @pytest.fixture
@@ -118,9 +121,11 @@ async def test_the_researchers_quotes_reach_the_coder_and_its_value_comes_back_w
     goal = "What was the change in revenue from 2018 to 2019?"
     # a figure put in `quoted` for an answer the researcher says is computed is set aside
     said = researcher_says(quotes, quoted="$1,234", answer_is="computed")
-    outcome = await run_yaml(scenario(goal, [said], CHANGE))
+    outcome = await run_yaml(scenario(goal, [said], CHANGE, CHANGE_WORKED, "amount"))
     (plan,) = payloads(outcome, "plan")
     assert [(t.id, t.role) for t in plan.tasks] == [("read", "researcher"), ("solve", "coder")]
+    (decision,) = payloads(outcome, "plan_decision")
+    assert "goal_check" not in decision.repaired  # the worked answer is the check
     read, solve = (
         next(r for r in payloads(outcome, "result") if r.task_id == tid)
         for tid in ("read", "solve")
@@ -131,10 +136,14 @@ async def test_the_researchers_quotes_reach_the_coder_and_its_value_comes_back_w
     assert assigned.inputs["values"] == {"Revenue (2019)": 1234.0, "Revenue (2018)": 1000.0}
     assert assigned.inputs["quoted"] == ""
     assert solve.outputs["answer"] == "Revenue changed by 234 thousand"
+    # the worked answer was drawn apart from the reading: it saw the report, not the quotes
+    (prose,) = prose_prompts(outcome.run_dir)
+    assert "Revenue (2019)" not in prose and "Answer the overall goal from the documents" in prose
+    assert "| Revenue | $1,234 | $1,000 |" in prose
     assert outcome.final is not None and outcome.final.answer == "Revenue changed by 234 thousand"
-    assert verdicts(outcome.final) == {"grounding": True, "goal_check": True}
+    assert verdicts(outcome.final) == {"grounding": True, "views": True, "property": True}
     assert outcome.state.role_calls["researcher"] == 1  # which roles did work, counted
-    assert outcome.state.role_calls["coder"] >= 2
+    assert outcome.state.role_calls["coder"] == 3  # the verifier, the program, the prose
     assert outcome.final.status == "succeeded"
 
 
@@ -145,31 +154,33 @@ async def test_a_span_is_answered_as_it_was_quoted_with_no_program_retyping_it(
     quotes = [quote(span, source="paragraphs.md")]
     goal = "Why did revenue grow?"
     research = [researcher_says(quotes, quoted=span)]
-    outcome = await run_yaml(scenario(goal, research, QUOTED, SPAN_ON_ITS_OWN))
+    outcome = await run_yaml(scenario(goal, research, QUOTED, SPAN_WORKED, "text"))
     assert outcome.final is not None and outcome.final.answer == span
-    assert verdicts(outcome.final) == {"grounding": True, "goal_check": True}
+    assert verdicts(outcome.final) == {"grounding": True, "views": True, "property": True}
     assert outcome.final.status == "succeeded"
-    ran = {
-        r.envelope.task_id
+    (views,) = [v for v in outcome.final.verdict.verdicts if v.kind == "views"]  # type: ignore[union-attr]
+    assert "the researcher's quotation and a worked answer in prose" in views.what
+    ran = [
+        r
         for r in records(outcome)
-        if r.envelope and r.envelope.payload.type == "exec_request"
-    }
-    assert ran == {"goal_check"}
-    assert (
-        outcome.state.role_calls["coder"] == 1
-    )  # the goal check's program; no program retyped the span
+        if r.envelope and r.envelope.payload.type == "exec_request" and r.envelope.task_id
+    ]
+    assert all(r.envelope and r.envelope.task_id == "solve" for r in ran)  # the verifier's check
+    assert outcome.state.role_calls["coder"] == 2  # the verifier and the prose; no program
 
 
 async def test_a_quote_not_in_the_documents_goes_back_once_and_the_answer_is_not_verified(
     run_yaml: RunYaml, report: Path
 ) -> None:
     made_up = [quote("$1,299", "Revenue", "2019"), quote("$1,000", "Revenue", "2018")]
-    research = [researcher_says(made_up), researcher_says(made_up)]
+    research = [researcher_says(made_up, answer_is="computed")] * 2
     goal = "What was the change in revenue from 2018 to 2019?"
-    outcome = await run_yaml(scenario(goal, research, CHANGE))
+    wrong = CHANGE_WORKED.replace("234", "299").replace("$1,299", "$1,234")
+    outcome = await run_yaml(scenario(goal, research, CHANGE, wrong, "amount"))
     asked = [json.loads(p.read_text()) for p in (outcome.run_dir / "prompts").iterdir()]
     told = [a for a in asked if "Code checked your quotes" in json.dumps(a)]
     assert len(told) == 1 and "holds '$1,234'" in json.dumps(told[0])
     assert outcome.final is not None and outcome.final.answer == "Revenue changed by 299 thousand"
+    assert verdicts(outcome.final)["views"] is True  # the views agreed on the made-up figure,
+    assert verdicts(outcome.final)["grounding"] is False  # but it is not in the report
     assert outcome.final.status != "succeeded"
-    assert verdicts(outcome.final)["grounding"] is False
