@@ -18,7 +18,7 @@ from bus.evidence import EVIDENCE, QUOTED, VALUES
 from bus.payloads import TaskAssignment, TaskResult
 from roles.coder import prose
 from roles.coder.prose import STEPS_FIRST
-from roles.coder.select import VARIANTS, VIEWS, View
+from roles.coder.select import VIEWS, View
 from roles.coder.votes import Solved
 
 __all__ = [
@@ -40,16 +40,10 @@ the reading (which it is not given)."""
 READING = frozenset({EVIDENCE, VALUES, QUOTED})
 """A reading task's outputs: what a view drawn apart from the reading is not given."""
 
-QUOTED_VIEWS: tuple[View, ...] = (
-    View("quotation"),
-    View("prose"),
-    View("program", VARIANTS[0]),
-    View("prose", STEPS_FIRST),
-    View("program", VARIANTS[1]),
-)
+QUOTED_VIEWS: tuple[View, ...] = (View("quotation"), View("prose"), View("prose", STEPS_FIRST))
 """When the researcher quoted the answer: the quotation (no call) and a worked answer from
-the documents first; a program from the quoted values and a second worked answer when they
-disagree."""
+the documents; a second worked answer, asked another way, when they disagree. No program:
+one from the reading would pass the quotation on, and agree with it on nothing new."""
 
 
 def from_reading(assignment: TaskAssignment) -> bool:
