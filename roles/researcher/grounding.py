@@ -15,7 +15,7 @@ from rapidfuzz import fuzz, process
 from bus.evidence import Quote
 from bus.verdicts import CheckVerdict
 
-__all__ = ["Table", "ground", "grounding_verdict", "number_of", "tables"]
+__all__ = ["Table", "ground", "grounding_verdict", "holds", "number_of", "tables"]
 
 LABEL_MATCH = 80.0
 """rapidfuzz WRatio at or above which a quoted row or column names a table's label."""
@@ -43,7 +43,7 @@ def _words(text: str) -> str:
     return " ".join(text.casefold().split()).strip(" .,;:\"'")
 
 
-def _holds(text: str, quote: str) -> bool:
+def holds(text: str, quote: str) -> bool:
     """Whether ``text`` holds the quoted value: the same number (its sign as written, or
     its magnitude), or the same words."""
     n = number_of(quote)
@@ -121,12 +121,12 @@ def _in_table(quote: Quote, table: Table) -> tuple[bool, str]:
         return False, f"no row of the table is {quote.row!r}"
     if quote.column and c is None:
         return False, f"no column of the table is {quote.column!r}"
-    if r is None and c is not None and _holds(table.header[c], quote.text):
+    if r is None and c is not None and holds(table.header[c], quote.text):
         return True, ""  # a heading: the column's, or the table's scale ("$ in millions")
     rows = [table.rows[r]] if r is not None else table.rows
     for row in rows:
         cells = [row[c]] if c is not None and c < len(row) else ([] if c is not None else row)
-        if any(_holds(cell, quote.text) for cell in cells):
+        if any(holds(cell, quote.text) for cell in cells):
             return True, ""
     if r is not None and c is not None and c < len(table.rows[r]):
         return False, f"row {quote.row!r}, column {quote.column!r} holds {table.rows[r][c]!r}"
@@ -148,7 +148,7 @@ def ground(quote: Quote, documents: Mapping[str, str]) -> str | None:
                     return None
         if said:
             return f"{quote.text!r} at {quote.row or '?'} / {quote.column or '?'}: {said}"
-    elif any(_holds(text, quote.text) for text in where.values()):
+    elif any(holds(text, quote.text) for text in where.values()):
         return None  # a paragraph's quote (any row or column it names has no table to be in)
     place = f"in {quote.source}" if named else "in the documents"
     return f"{quote.text!r} does not stand {place}"

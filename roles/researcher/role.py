@@ -32,6 +32,7 @@ from roles.researcher.answer import (
 from roles.researcher.grounding import ground, grounding_verdict
 from roles.researcher.quoting import QUOTING, evidence_shape
 from roles.researcher.reading import reading, whole
+from roles.researcher.scale import with_scale
 from roles.settings import ResearcherSettings
 from roles.structured import AnswerShape
 from roles.worker import WorkerRole, task_header
@@ -122,6 +123,9 @@ class Researcher(WorkerRole[ResearcherSettings]):
         stated: dict[str, JsonValue] = dict(answer.outputs or {})
         if answer.answer_is == "computed" and QUOTED in stated:  # nothing stated to quote
             stated[QUOTED] = ""
+        quotation = stated.get(QUOTED)
+        if isinstance(quotation, str) and quotation:  # a table's figure, with its table's scale
+            stated[QUOTED] = with_scale(quotation, [q.source for q in answer.quotes], documents)
         given: dict[str, JsonValue] = {
             **stated,
             EVIDENCE: evidence,
