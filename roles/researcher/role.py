@@ -123,9 +123,14 @@ class Researcher(WorkerRole[ResearcherSettings]):
         stated: dict[str, JsonValue] = dict(answer.outputs or {})
         if answer.answer_is == "computed" and QUOTED in stated:  # nothing stated to quote
             stated[QUOTED] = ""
+        sources = [q.source for q in answer.quotes]
         quotation = stated.get(QUOTED)
         if isinstance(quotation, str) and quotation:  # a table's figure, with its table's scale
-            stated[QUOTED] = with_scale(quotation, [q.source for q in answer.quotes], documents)
+            stated[QUOTED] = with_scale(quotation, sources, documents)
+        elif isinstance(quotation, list):
+            stated[QUOTED] = [
+                with_scale(q, sources, documents) if isinstance(q, str) else q for q in quotation
+            ]
         given: dict[str, JsonValue] = {
             **stated,
             EVIDENCE: evidence,

@@ -169,6 +169,18 @@ async def test_a_span_is_answered_as_it_was_quoted_with_no_program_retyping_it(
     assert outcome.state.role_calls["coder"] == 2  # the verifier and the prose; no program
 
 
+async def test_a_figure_quoted_from_a_table_carries_the_tables_scale(
+    run_yaml: RunYaml, report: Path
+) -> None:
+    quotes = [quote("$1,234", "Revenue", "2019")]
+    goal = "What was the revenue in 2019?"
+    research = [researcher_says(quotes).replace('"quoted": ""', '"quoted": ["$1,234"]')]
+    worked = "The table gives revenue in thousands.\nAnswer: $1,234 thousand"
+    outcome = await run_yaml(scenario(goal, research, QUOTED, worked, "amount"))
+    assert outcome.final is not None and outcome.final.answer == "$1,234 thousand"
+    assert outcome.final.status == "succeeded"
+
+
 async def test_a_quote_not_in_the_documents_goes_back_once_and_the_answer_is_not_verified(
     run_yaml: RunYaml, report: Path
 ) -> None:
