@@ -69,7 +69,9 @@ def worked(text: str) -> str:
     return f"    - match: 'Work it out in words'\n      answer: {json.dumps(text)}"
 
 
-def scenario(goal: str, research: list[str], program: str, prose: str, kind: str) -> str:
+def scenario(
+    goal: str, research: list[str], program: str, prose: str | list[str], kind: str
+) -> str:
     """The researcher's answers; the verifier's statement (``kind``); the coder's program
     answering from the reading, and its worked answer from the documents alone."""
     return (
@@ -89,7 +91,7 @@ script:
         + f"\n  coder:\n    - instructions: without seeing it\n      answer: {{kind: {kind}}}\n"
         + fenced("evidence the researcher quoted", program)
         + "\n"
-        + worked(prose)
+        + "\n".join(worked(p) for p in ([prose] if isinstance(prose, str) else prose))
         + "\n"
     )
 
@@ -159,7 +161,7 @@ async def test_a_span_is_answered_as_it_was_quoted_with_no_program_retyping_it(
     assert verdicts(outcome.final) == {"grounding": True, "views": True, "property": True}
     assert outcome.final.status == "succeeded"
     (views,) = [v for v in outcome.final.verdict.verdicts if v.kind == "views"]  # type: ignore[union-attr]
-    assert "the researcher's quotation and a worked answer in prose" in views.what
+    assert "a worked answer in prose and the researcher's quotation" in views.what
     ran = [
         r
         for r in records(outcome)
@@ -179,6 +181,20 @@ async def test_a_figure_quoted_from_a_table_carries_the_tables_scale(
     outcome = await run_yaml(scenario(goal, research, QUOTED, worked, "amount"))
     assert outcome.final is not None and outcome.final.answer == "$1,234 thousand"
     assert outcome.final.status == "succeeded"
+
+
+async def test_a_quotation_two_worked_answers_disagree_with_gives_way_and_is_shown(
+    run_yaml: RunYaml, report: Path
+) -> None:
+    quotes = [quote("$1,000", "Revenue", "2018")]  # the other year's figure
+    goal = "What was the revenue in 2019?"
+    research = [researcher_says(quotes, quoted="$1,000")]
+    worked = "The table gives revenue in thousands.\nAnswer: $1,234 thousand"
+    outcome = await run_yaml(scenario(goal, research, QUOTED, [worked, worked], "amount"))
+    assert outcome.final is not None and outcome.final.answer == "$1,234 thousand"
+    confidence = outcome.final.verdict.confidence  # type: ignore[union-attr]
+    assert confidence is not None and confidence.alternatives == ["$1,000 thousand (quotation)"]
+    assert outcome.state.role_calls["coder"] == 3  # the verifier and two worked answers
 
 
 async def test_a_quote_not_in_the_documents_goes_back_once_and_the_answer_is_not_verified(
