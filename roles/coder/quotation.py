@@ -35,6 +35,15 @@ __all__ = [
 ]
 
 OWN_ANSWER = "Answer the overall goal from the documents."
+READER = (
+    "You are a careful analyst. Read the documents and work the question out step by step in "
+    "words and arithmetic; do not write code. End with one line that starts with 'Answer:' "
+    "and gives every value or item the question asks for, in the documents' own words where "
+    "they state it."
+)
+"""The system prompt of a worked answer from the documents alone: the prose view's own asks
+for one value "and nothing else", which on a question asking for a reason or for several
+items cuts the answer short."""
 """The prose view's task beside a reading: the goal itself, not the task of answering from
 the reading (which it is not given)."""
 
@@ -81,7 +90,8 @@ def prose_request(
     if not from_reading(assignment):
         task = assignment.task.description
         return prose.request(assignment.goal, task, assignment.inputs, documents, note)
-    return prose.request(assignment.goal, OWN_ANSWER, own_inputs(assignment), documents, note)
+    inputs = own_inputs(assignment)
+    return prose.request(assignment.goal, OWN_ANSWER, inputs, documents, note, READER)
 
 
 def quoted_candidate(assignment: TaskAssignment) -> Solved:
