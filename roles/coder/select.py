@@ -28,6 +28,7 @@ from roles.errors import TaskFailed
 from roles.verifier.agreement import disagreements
 from roles.verifier.checks import Judged
 from roles.verifier.confidence import needs_views, score_of
+from roles.verifier.values import numbers
 
 __all__ = ["PROGRAMS", "VARIANTS", "VIEWS", "Group", "Selection", "View", "groups_of", "select"]
 
@@ -207,7 +208,22 @@ async def select(
     if confidence.score < min_confidence and not any(not v.passed for v in verdicts):
         verdicts.append(_too_unsure(best, confidence, min_confidence))
         note = note or verdicts[-1].what
-    return Selection(best.kept, verdicts, note, drawn, failures, confidence)
+    return Selection(_answering(best, output, quoted), verdicts, note, drawn, failures, confidence)
+
+
+def _answering(group: Group, output: str, quoted: frozenset[float]) -> Solved:
+    """The member that answers for ``group``: its kept one, unless that is a quotation and
+    another member states more values than the goal gave (values agree when those of the
+    shorter statement are all in the longer: a quotation of one price, where a worked
+    answer gave the four asked for, is not the answer)."""
+    kept = group.kept
+    if kept.view != "quotation":
+        return kept
+
+    def stated(s: Solved) -> int:
+        return len([n for n in numbers(_answer(s, output)) if n not in quoted])
+
+    return max(group.members, key=lambda m: (stated(m), m is kept))
 
 
 def _passed(judged: Judged, index: int) -> bool:

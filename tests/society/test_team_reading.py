@@ -197,6 +197,17 @@ async def test_a_quotation_two_worked_answers_disagree_with_gives_way_and_is_sho
     assert outcome.state.role_calls["coder"] == 3  # the verifier and two worked answers
 
 
+async def test_a_worked_answer_stating_every_item_answers_where_the_quotation_has_one(
+    run_yaml: RunYaml, report: Path
+) -> None:
+    quotes = [quote("$1,234", "Revenue", "2019")]
+    goal = "What was the revenue in each year?"
+    research = [researcher_says(quotes, quoted="$1,234")]
+    both = "Answer: $1,234 thousand in 2019 and $1,000 thousand in 2018"
+    outcome = await run_yaml(scenario(goal, research, QUOTED, f"Both years.\n{both}", "amount"))
+    assert outcome.final is not None and outcome.final.answer == both.removeprefix("Answer: ")
+
+
 async def test_a_quote_not_in_the_documents_goes_back_once_and_the_answer_is_not_verified(
     run_yaml: RunYaml, report: Path
 ) -> None:
