@@ -1,9 +1,9 @@
 """A task answered from a reading (the reading plan's ``evidence``, ``values`` and
-``quoted``): when the researcher quoted the answer in the report's own words, that quotation
-is a view of its own — no program retypes it and no model call is made — and a worked
-answer in prose, read from the documents alone without the reading, is the view it must
-agree with (`reading_views`). With the coder's checks off, the quotation is the answer as
-it is (`by_quotation`), and the quotes' grounding and the goal check say whether it holds."""
+``quoted``): a worked answer in prose from the documents alone, never shown the reading, is
+one view, and the other is the researcher's quotation when it quoted the answer in the
+report's own words (no program retypes it and no model call is made) or else a program
+computing from the quoted values (`reading_views`). With the coder's checks off, the
+quotation is the answer as it is (`by_quotation`)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,9 @@ __all__ = [
 ]
 
 OWN_ANSWER = "Answer the overall goal from the documents."
+"""The prose view's task beside a reading: the goal itself, not the task of answering from
+the reading (which it is not given)."""
+
 READER = (
     "You are a careful analyst. Read the documents and work the question out step by step in "
     "words and arithmetic; do not write code. End with one line that starts with 'Answer:' "
@@ -44,8 +47,6 @@ READER = (
 """The system prompt of a worked answer from the documents alone: the prose view's own asks
 for one value "and nothing else", which on a question asking for a reason or for several
 items cuts the answer short."""
-"""The prose view's task beside a reading: the goal itself, not the task of answering from
-the reading (which it is not given)."""
 
 READING = frozenset({EVIDENCE, VALUES, QUOTED})
 """A reading task's outputs: what a view drawn apart from the reading is not given."""
