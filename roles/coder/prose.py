@@ -59,20 +59,26 @@ def request(
     ]
 
 
+_CONCLUDES = re.compile(r"\s*\**(?:therefore|thus|hence|so|in conclusion)\b", re.I)
+"""A line that states a worked answer's conclusion."""
 _BOXED = re.compile(r"\\boxed\{((?:[^{}]|\{[^{}]*\})*)\}")
 _LATEX = re.compile(r"\\[\[\]()]|\\(?:text|mathrm|textbf)\{([^{}]*)\}|\\(?=[$%])")
 
 
 def final_value(reply: str) -> str:
     """The value a worked answer ends on: its last ``Answer:`` line (up to a blank line),
-    else its last ``\\boxed{…}`` (what small models trained on maths write instead), with
-    LaTeX delimiters taken off; "" when it states none. On train (1.5B), one prose answer in
-    three ended on ``\\boxed{99}`` alone, and one put its ``Answer:`` inside ``\\[ … \\]``."""
+    else its last ``\\boxed{…}`` (what small models trained on maths write instead), else
+    its last line that concludes ("Therefore, the total is 45%."), with LaTeX delimiters
+    taken off; "" when it states none. On train (1.5B), one prose answer in three ended on
+    ``\\boxed{99}`` alone, and one put its ``Answer:`` inside ``\\[ … \\]``; on TAT-QA dev,
+    two worked answers that both ended "Therefore, … is 45%." were lost for want of a line."""
     if ANSWER_LINE.search(reply):
         value = final_answer(reply).split("\n\n")[0]
+    elif boxed := _BOXED.findall(reply):
+        value = boxed[-1]
     else:
-        boxed = _BOXED.findall(reply)
-        value = boxed[-1] if boxed else ""
+        concluding = [line for line in reply.splitlines() if _CONCLUDES.match(line)]
+        value = concluding[-1] if concluding else ""
     value = _BOXED.sub(lambda m: m.group(1), value)
     value = _LATEX.sub(lambda m: m.group(1) or "", value)
     return " ".join(value.split()).strip(" .")

@@ -8,6 +8,7 @@ quotation is the answer as it is (`by_quotation`)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Protocol
 
 from autogen_core.models import LLMMessage
@@ -20,6 +21,7 @@ from roles.coder import prose
 from roles.coder.prose import STEPS_FIRST
 from roles.coder.select import VARIANTS, View
 from roles.coder.votes import Solved
+from roles.reports.scale import in_scale
 
 __all__ = [
     "COMPUTED_VIEWS",
@@ -32,6 +34,7 @@ __all__ = [
     "quotation_of",
     "quoted_candidate",
     "reading_views",
+    "scaled",
 ]
 
 OWN_ANSWER = "Answer the overall goal from the documents."
@@ -98,6 +101,16 @@ def prose_request(
 def quoted_candidate(assignment: TaskAssignment) -> Solved:
     """The quotation view's candidate: the quotation as it stands (no call)."""
     return Solved({"answer": quotation_of(assignment) or ""}, {}, "", 0, view="quotation")
+
+
+def scaled(solved: Solved, goal: str, documents: Mapping[str, str]) -> Solved:
+    """A view's amount computed from the reading, with the scale of the report's tables
+    (`roles.reports.scale.in_scale`): a worked answer of 1.5B on TAT-QA dev computed the
+    right average of two "€m" figures and stated it bare, another number than the report's."""
+    answer = solved.outputs.get("answer")
+    if not isinstance(answer, str) or (given := in_scale(answer, goal, documents)) == answer:
+        return solved
+    return replace(solved, outputs={**solved.outputs, "answer": given})
 
 
 def quotation_of(assignment: TaskAssignment) -> str | None:

@@ -32,6 +32,7 @@ from roles.coder.quotation import (
     quotation_of,
     quoted_candidate,
     reading_views,
+    scaled,
 )
 from roles.coder.select import PROGRAMS, VIEWS, View, select
 from roles.coder.solve import Program, solve
@@ -130,8 +131,10 @@ class Coder(WorkerRole[CoderSettings]):
         views that fail differently, grouped and selected (`roles.coder.select`)."""
         task = assignment.task
         judge: Callable[[list[str]], Awaitable[Judged]] | None = None
+        kind = ""
         if self.verifier.verify:
             check = await self._verifier_check(env, assignment)
+            kind = check.kind
 
             async def judge_(answers: list[str]) -> Judged:
                 async def run(code: str, files: dict[str, bytes]) -> tuple[ExecutionResult, str]:
@@ -144,13 +147,19 @@ class Coder(WorkerRole[CoderSettings]):
         async def ask(messages: list[LLMMessage]) -> str:
             return (await self.calls.call(messages, parent=env, task_id=task.id)).text
 
-        async def draw(view: View) -> Solved:
+        async def drawn(view: View) -> Solved:
             if view.kind == "quotation":
                 return quoted_candidate(assignment)
             if view.kind == "prose":
                 return prose.worked(await ask(prose_request(assignment, self.documents, view.note)))
             convo = self.prompt(assignment, view.note)
             return await self._solve(env, assignment, convo, self.settings.candidate_attempts)
+
+        async def draw(view: View) -> Solved:
+            solved = await drawn(view)
+            if kind == "amount" and from_reading(assignment):
+                return scaled(solved, assignment.goal, self.documents)
+            return solved
 
         views = PROGRAMS  # a task answering from a reading has prose apart from it, always
         if task.outputs == ["answer"] and from_reading(assignment):
@@ -201,7 +210,7 @@ class Coder(WorkerRole[CoderSettings]):
             return VerifierCheck("", f"the verifier stated nothing usable: {exc}")
         given = json.dumps(assignment.inputs, ensure_ascii=False)
         quoted = quoted_in(assignment.goal) | quoted_in(given)
-        return VerifierCheck(check_program(spec, quoted))
+        return VerifierCheck(check_program(spec, quoted), kind=spec.kind)
 
     async def _goal_check(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """One program that answers the whole goal, itself the check of the plan's answer

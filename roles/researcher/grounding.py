@@ -5,130 +5,47 @@ A table quote names its row and column, matched loosely (rapidfuzz) to the table
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
 from bus.evidence import Quote
 from bus.verdicts import CheckVerdict
+from roles.reports.tables import Table, holds, number_of, tables
 
-__all__ = ["Table", "ground", "grounding_verdict", "holds", "number_of", "tables"]
+__all__ = ["Table", "ground", "grounding_verdict", "holds", "labels", "number_of", "tables"]
 
 LABEL_MATCH = 80.0
 """rapidfuzz WRatio at or above which a quoted row or column names a table's label."""
-_NUMBER = re.compile(r"\(?-?\$?\s?\d[\d,]*(?:\.\d+)?\)?%?|\(?-?\$?\s?\.\d+\)?%?")
 
 
-def number_of(text: str) -> float | None:
-    """The number ``text`` is, as a report writes one, or None when it is not one number."""
-    t = text.strip().replace("$", "").replace("€", "").replace("£", "").replace(" ", "")
-    t = t.rstrip("%")
-    negative = t.startswith("(") and t.endswith(")")
-    t = t.strip("()")
-    if not re.fullmatch(r"-?(\d{1,3}(,\d{3})+|\d+)?(\.\d+)?", t) or not any(c.isdigit() for c in t):
-        return None
-    value = float(t.replace(",", ""))
-    return -value if negative else value
-
-
-def _numbers(text: str) -> list[float]:
-    found = (number_of(m.group()) for m in _NUMBER.finditer(text))
-    return [n for n in found if n is not None]
-
-
-def _words(text: str) -> str:
-    return " ".join(text.casefold().split()).strip(" .,;:\"'")
-
-
-def holds(text: str, quote: str) -> bool:
-    """Whether ``text`` holds the quoted value: the same number (its sign as written, or
-    its magnitude), or the same words."""
-    n = number_of(quote)
-    if n is not None:
-        return any(math.isclose(abs(n), abs(m), rel_tol=1e-9, abs_tol=1e-9) for m in _numbers(text))
-    words = _words(quote)
-    return bool(words) and words in _words(text)
-
-
-@dataclass(frozen=True)
-class Table:
-    """A markdown table: its header cells and its rows of cells."""
-
-    header: list[str]
-    rows: list[list[str]]
-
-
-def _cells(line: str) -> list[str]:
-    inner = line.strip().removeprefix("|").removesuffix("|")
-    return [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
-
-
-def _is_value(cell: str) -> bool:
-    """A cell that is a figure (not a year, which heads a column)."""
-    n = number_of(cell)
-    return n is not None and not (cell.strip().isdigit() and 1900 <= n <= 2100)
-
-
-def _table(rows: list[list[str]]) -> Table:
-    """Header rows are those before the first row that labels figures; a column's header is
-    its cells in them, joined ("For the year ended December 31:" over "2019" gives a
-    column "2019"; a report's tables often head their columns in two rows)."""
-    first = next(
-        (i for i, r in enumerate(rows) if r and r[0].strip() and any(_is_value(c) for c in r[1:])),
-        1,
-    )
-    first = max(first, 1)
-    width = max(len(r) for r in rows)
-    header = [
-        " ".join(r[c].strip() for r in rows[:first] if c < len(r) and r[c].strip())
-        for c in range(width)
-    ]
-    return Table(header=header, rows=rows[first:])
-
-
-def tables(text: str) -> list[Table]:
-    """The markdown tables in ``text``, their header rows told from their data rows."""
-    found: list[Table] = []
-    block: list[str] = []
-    for line in [*text.splitlines(), ""]:
-        if line.strip().startswith("|"):
-            block.append(line)
-            continue
-        if block:
-            rows = [_cells(b) for b in block if not re.fullmatch(r"\s*\|?[\s:|-]*\|?\s*", b)]
-            if rows:
-                found.append(_table(rows))
-            block = []
-    return found
-
-
-def _best(label: str, choices: list[str]) -> int | None:
-    """The index of the choice ``label`` names, if one is close enough."""
+def _named(label: str, choices: list[str]) -> list[int]:
+    """The indices of the choices ``label`` names best, if any is close enough: all of them
+    when several name it equally ("Fiscal Year" heads "Fiscal Year 2019" and "Fiscal Year
+    2018" alike)."""
     if not label.strip() or not choices:
-        return None
-    hit = process.extractOne(label, choices, scorer=fuzz.WRatio, score_cutoff=LABEL_MATCH)
-    return None if hit is None else int(hit[2])
+        return []
+    hits = process.extract(label, choices, scorer=fuzz.WRatio, score_cutoff=LABEL_MATCH, limit=None)
+    top = max((score for _, score, _ in hits), default=0.0)
+    return [int(i) for _, score, i in hits if score == top]
 
 
 def _in_table(quote: Quote, table: Table) -> tuple[bool, str]:
     """Whether the quote stands in ``table`` at its row and column; else what stands there."""
-    r = _best(quote.row, [row[0] if row else "" for row in table.rows]) if quote.row else None
-    c = _best(quote.column, table.header) if quote.column else None
-    if quote.row and r is None:
+    rows = _named(quote.row, [row[0] if row else "" for row in table.rows]) if quote.row else []
+    columns = _named(quote.column, table.header) if quote.column else []
+    if quote.row and not rows:
         return False, f"no row of the table is {quote.row!r}"
-    if quote.column and c is None:
+    if quote.column and not columns:
         return False, f"no column of the table is {quote.column!r}"
-    if r is None and c is not None and holds(table.header[c], quote.text):
+    if not rows and any(holds(table.header[c], quote.text) for c in columns):
         return True, ""  # a heading: the column's, or the table's scale ("$ in millions")
-    rows = [table.rows[r]] if r is not None else table.rows
-    for row in rows:
-        cells = [row[c]] if c is not None and c < len(row) else ([] if c is not None else row)
+    for row in [table.rows[r] for r in rows] if rows else table.rows:
+        cells = [row[c] for c in columns if c < len(row)] if columns else row
         if any(holds(cell, quote.text) for cell in cells):
             return True, ""
-    if r is not None and c is not None and c < len(table.rows[r]):
+    r, c = (rows or [-1])[0], (columns or [-1])[0]
+    if len(rows) == 1 and len(columns) == 1 and c < len(table.rows[r]):
         return False, f"row {quote.row!r}, column {quote.column!r} holds {table.rows[r][c]!r}"
     return False, f"{quote.text!r} is not in that row or column"
 
@@ -152,6 +69,21 @@ def ground(quote: Quote, documents: Mapping[str, str]) -> str | None:
         return None  # a paragraph's quote (any row or column it names has no table to be in)
     place = f"in {quote.source}" if named else "in the documents"
     return f"{quote.text!r} does not stand {place}"
+
+
+def labels(documents: Mapping[str, str], most: int = 24) -> list[str]:
+    """The row and column labels of the documents' tables, one line per table, for a model
+    that named a row or column no table has (at temperature 0, told only what was wrong, a
+    1.5B model answered again word for word)."""
+    lines = []
+    for name, text in documents.items():
+        for table in tables(text):
+            rows = [r[0] for r in table.rows if r and r[0].strip()][:most]
+            columns = [c for c in table.header[1:] if c.strip()]
+            lines.append(
+                f"{name}: rows {', '.join(map(repr, rows))}; columns {', '.join(map(repr, columns))}"
+            )
+    return lines
 
 
 def grounding_verdict(

@@ -21,6 +21,7 @@ from bus.payloads import TaskAssignment, TaskResult
 from bus.verdicts import CheckVerdict
 from roles.errors import TaskFailed
 from roles.memory import Hit
+from roles.reports.scale import with_scale
 from roles.researcher.answer import (
     EVIDENCE,
     QUOTED,
@@ -29,10 +30,9 @@ from roles.researcher.answer import (
     answer_shape,
     quoted_values,
 )
-from roles.researcher.grounding import ground, grounding_verdict
+from roles.researcher.grounding import ground, grounding_verdict, labels
 from roles.researcher.quoting import QUOTING, evidence_shape
 from roles.researcher.reading import reading, whole
-from roles.researcher.scale import with_scale
 from roles.settings import ResearcherSettings
 from roles.structured import AnswerShape
 from roles.worker import WorkerRole, task_header
@@ -178,6 +178,8 @@ class Researcher(WorkerRole[ResearcherSettings]):
         if not problems and answer.quotes:
             return answer
         said = problems or ["no quotes were given"]
+        table_labels = labels(documents)
+        where = "\nThe tables' labels, as they stand:\n- " + "\n- ".join(table_labels)
         convo = [
             *convo,
             AssistantMessage(
@@ -186,6 +188,7 @@ class Researcher(WorkerRole[ResearcherSettings]):
             UserMessage(
                 content="Code checked your quotes against the documents:\n- "
                 + "\n- ".join(said)
+                + (where if table_labels else "")
                 + "\nQuote every value exactly as it stands there, and answer again.",
                 source="verifier",
             ),

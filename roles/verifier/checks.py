@@ -46,10 +46,11 @@ Run = Callable[[str, dict[str, bytes]], Awaitable[tuple[ExecutionResult, str]]]
 @dataclass(frozen=True)
 class VerifierCheck:
     """The check program the verifier wrote (empty ``code``: it wrote none, ``problem`` says
-    why)."""
+    why), and the kind of value it stated every right answer gives ("" when it stated none)."""
 
     code: str
     problem: str = ""
+    kind: str = ""
 
 
 @dataclass(frozen=True)

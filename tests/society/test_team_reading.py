@@ -183,6 +183,20 @@ async def test_a_figure_quoted_from_a_table_carries_the_tables_scale(
     assert outcome.final.status == "succeeded"
 
 
+@pytest.mark.parametrize(("kind", "answer"), [("amount", "234 thousand"), ("count", "234")])
+async def test_an_amount_computed_bare_from_the_tables_figures_takes_their_scale(
+    run_yaml: RunYaml, report: Path, kind: str, answer: str
+) -> None:
+    quotes = [quote("$1,234", "Revenue", "2019"), quote("$1,000", "Revenue", "2018")]
+    goal = "What was the change in revenue from 2018 to 2019?"
+    said = researcher_says(quotes, answer_is="computed")
+    bare = CHANGE.replace("Revenue changed by {change:,.0f} thousand", "{change:,.0f}")
+    worked = "From the table, revenue rose from $1,000 to $1,234.\nTherefore, it rose by $234."
+    outcome = await run_yaml(scenario(goal, [said], bare, worked, kind))
+    assert outcome.final is not None and outcome.final.answer == answer  # only an amount
+    assert verdicts(outcome.final)["views"] is True  # "234" and "$234", both scaled or not
+
+
 async def test_a_quotation_two_worked_answers_disagree_with_gives_way_and_is_shown(
     run_yaml: RunYaml, report: Path
 ) -> None:
@@ -219,6 +233,7 @@ async def test_a_quote_not_in_the_documents_goes_back_once_and_the_answer_is_not
     asked = [json.loads(p.read_text()) for p in (outcome.run_dir / "prompts").iterdir()]
     told = [a for a in asked if "Code checked your quotes" in json.dumps(a)]
     assert len(told) == 1 and "holds '$1,234'" in json.dumps(told[0])
+    assert "table.md: rows 'Revenue', 'Net loss'" in json.dumps(told[0])  # labels, to do better
     assert outcome.final is not None and outcome.final.answer == "Revenue changed by 299 thousand"
     assert verdicts(outcome.final)["views"] is True  # the views agreed on the made-up figure,
     assert verdicts(outcome.final)["grounding"] is False  # but it is not in the report

@@ -19,6 +19,11 @@ pytestmark = pytest.mark.timeout(30)
         ("So the day is \\(\\boxed{99}\\).", "99"),  # no Answer: line, a boxed value
         ("Therefore:\n\\[\nAnswer: \\$191.17\n\\]", "$191.17"),
         ("Answer: \\boxed{\\text{Monday}}", "Monday"),
+        # no Answer: line and nothing boxed: the last line that concludes
+        (
+            "1. Apple: 34%\nTherefore, the total is 30%.\nSo the total is **45%.**",
+            "So the total is **45%.**",
+        ),
     ],
 )
 def test_the_value_a_worked_answer_ends_on_is_read(reply: str, value: str) -> None:
@@ -29,6 +34,8 @@ def test_the_value_a_worked_answer_ends_on_is_read(reply: str, value: str) -> No
 def test_a_worked_answer_that_states_no_value_is_a_failed_view() -> None:
     with pytest.raises(TaskFailed, match="no 'Answer:' line"):
         worked("I think it is probably around a hundred or so.")
+    with pytest.raises(TaskFailed):  # a step that only starts with "so" is no conclusion
+        worked("Some steps: 34% + 11%\nsome more: 45%")
     with pytest.raises(TaskFailed):  # the instructions' wording echoed, no value
         worked("Answer: <the value>")
 

@@ -8,7 +8,7 @@ import pytest
 
 from bus.evidence import Quote
 from roles.researcher.answer import quoted_values
-from roles.researcher.grounding import ground, grounding_verdict, number_of, tables
+from roles.researcher.grounding import ground, grounding_verdict, labels, number_of, tables
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -101,3 +101,39 @@ def test_quoted_figures_become_numbers_named_by_where_they_stand() -> None:
         "paragraphs.md #4": 12.5,
         "Revenue (2019) #5": 1234.0,
     }
+
+
+SPANNED = """|  |  | Fiscal Year |  |
+|---|---|---|---|
+|  | 2019 | 2018 | 2017 |
+| Apple Inc. (“Apple”) | 32% | 36% | 34% |
+| Huawei | 13% | 8% | 11% |
+"""
+
+
+def test_a_column_label_that_heads_several_columns_grounds_in_any_of_them() -> None:
+    docs = {"table.md": SPANNED}
+    assert (
+        ground(
+            Quote(source="table.md", row=">> Apple Inc.", column="Fiscal Year", text="34%"), docs
+        )
+        is None
+    )
+    wrong = ground(
+        Quote(source="table.md", row="Apple Inc.", column="Fiscal Year", text="11%"), docs
+    )
+    assert wrong is not None and "not in that row or column" in wrong
+    assert ground(Quote(source="table.md", row=",", column="2017", text="34%"), docs) is not None
+
+
+def test_a_paragraphs_number_before_a_comma_grounds() -> None:
+    docs = {"paragraphs.md": "as of March 30, 2019, or 1,027 employees, and more"}
+    assert ground(Quote(source="paragraphs.md", row="", column="", text="1,027"), docs) is None
+    assert ground(Quote(source="paragraphs.md", row="", column="", text="2019"), docs) is None
+
+
+def test_the_tables_labels_are_listed_for_a_second_try() -> None:
+    (line,) = labels({"table.md": SPANNED, "paragraphs.md": PARAGRAPHS})
+    assert line.startswith(
+        "table.md: rows 'Apple Inc. (“Apple”)', 'Huawei'; columns 'Fiscal Year 2019'"
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from roles.researcher.scale import scale_of, with_scale
+from roles.reports.scale import document_scale, in_scale, scale_of, with_scale
 
 MILLIONS = """|  | Year Ended December 31, |  |
 |---|---|---|
@@ -51,3 +51,40 @@ def test_the_scale_is_that_of_the_table_holding_the_figure() -> None:
     both = {"report.md": BARE + "\n\nText between.\n\n" + MILLIONS}
     assert scale_of("1,204", "report.md", both) == ""
     assert scale_of("1,887.8", "report.md", both) == "million"
+
+
+EUROS = """|  | 2019 | 2018 |
+|---|---|---|
+|  | €m | €m |
+| Amounts falling due within one year | 243,424 | 221,233 |
+"""
+GOAL = "What was the 2019 average of the amounts falling due within one year?"
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("€232,328.50", "€232,328.50 million"),
+        ("The 2019 average is €232,328.50.", "The 2019 average is €232,328.50 million."),
+        ("232,328.5 million", "232,328.5 million"),  # a scale of its own
+        ("12.5%", "12.5%"),  # a percentage
+        (
+            "the average of 243,424 and 221,233 is 232,328.5",
+            "the average of 243,424 and 221,233 is 232,328.5",
+        ),  # several figures of its own: which one is not for code to guess
+        ("It rose in 2019", "It rose in 2019"),  # a year is no amount
+    ],
+)
+def test_an_amount_computed_from_a_tables_figures_takes_its_scale(
+    answer: str, expected: str
+) -> None:
+    assert in_scale(answer, GOAL, {"table.md": EUROS, "paragraphs.md": "Words."}) == expected
+
+
+def test_documents_whose_tables_give_no_scale_or_two_leave_the_amount_bare() -> None:
+    assert in_scale("1,204", "How many?", {"bare.md": BARE}) == "1,204"
+    assert (
+        in_scale("€232,328.50", GOAL, {"t.md": EUROS, "p.md": POUNDS.replace("£m", "£bn")})
+        == "€232,328.50"
+    )
+    assert document_scale({"t.md": EUROS, "p.md": POUNDS}) == "million"

@@ -1,6 +1,7 @@
 """A figure quoted from a table, with its table's scale: a report heads its tables "(in
 millions)", "$ in thousands" or "€m", and a cell's "1,887.8" means 1,887.8 million. A
-quotation that answers with the cell alone states another number than the report does.
+quotation that answers with the cell alone states another number than the report does, and
+so does an amount computed from such cells (`in_scale`).
 """
 
 from __future__ import annotations
@@ -8,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from roles.researcher.grounding import holds, number_of, tables
+from roles.reports.tables import figures_in, holds, number_of, tables
 
-__all__ = ["SCALE_WORDS", "scale_of", "with_scale"]
+__all__ = ["SCALE_WORDS", "document_scale", "in_scale", "scale_of", "with_scale"]
 
 SCALE_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("thousand", re.compile(r"\bthousands?\b|'000\b|\b000s\b", re.I)),
@@ -47,3 +48,35 @@ def with_scale(quoted: str, sources: list[str], documents: Mapping[str, str]) ->
         if scale:
             return f"{figure} {scale}"
     return quoted
+
+
+def document_scale(documents: Mapping[str, str]) -> str:
+    """The one scale word the documents' tables give their figures; "" when they give none
+    or several."""
+    found = {_scale_in(" ".join(t.header)) for text in documents.values() for t in tables(text)}
+    found.discard("")
+    return found.pop() if len(found) == 1 else ""
+
+
+def _is_year(text: str, value: float) -> bool:
+    return text.strip().isdigit() and 1900 <= value <= 2100
+
+
+def in_scale(answer: str, goal: str, documents: Mapping[str, str]) -> str:
+    """An amount computed from the documents' figures, with their tables' scale: when the
+    answer states one figure of its own (not a year, not a number of the goal) and no scale
+    or percent, the one scale of the documents' tables goes after it ("€232,328.50" of two
+    "€m" figures is 232,328.50 million); else ``answer`` as it is."""
+    scale = document_scale(documents)
+    if not scale or "%" in answer or any(p.search(answer) for _, p in SCALE_WORDS):
+        return answer
+    given = {n for _, _, n in figures_in(goal)}
+    own = [
+        (start, end)
+        for start, end, n in figures_in(answer)
+        if n not in given and not _is_year(answer[start:end], n)
+    ]
+    if len(own) != 1:
+        return answer
+    end = own[0][1]
+    return f"{answer[:end]} {scale}{answer[end:]}"
