@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import functools
 import json
+from typing import Any
 
 from autogen_core.models import LLMMessage, UserMessage
 from pydantic import BaseModel, ConfigDict, Field
@@ -71,10 +72,13 @@ decoding badly; the manager's validation still caps an id at 64 characters)."""
 
 
 @functools.cache
-def plan_shape(roles: tuple[str, ...], max_tasks: int | None = None) -> AnswerShape[PlanAnswer]:
+def plan_shape(
+    roles: tuple[str, ...], max_tasks: int | None = None, reads_first: bool = False
+) -> AnswerShape[PlanAnswer]:
     """The plan's schema as the model is held to it: ``role`` one of the run's roles, ids
     and value names identifiers, so constrained decoding rules those mistakes out (the
-    manager still validates, and refuses what gets through, saying what to change)."""
+    manager still validates, and refuses what gets through, saying what to change). With
+    ``reads_first``, the first task is the researcher's and at least one other follows."""
     doc = copy.deepcopy(PlanAnswer.model_json_schema())
     task = doc["$defs"]["TaskSpec"]["properties"]
     if roles:
@@ -85,6 +89,8 @@ def plan_shape(roles: tuple[str, ...], max_tasks: int | None = None) -> AnswerSh
         doc["properties"]["tasks"] = {**doc["properties"]["tasks"], "maxItems": max_tasks}
     for name in ("inputs", "outputs", "depends_on"):
         task[name] = {**task[name], "items": {"type": "string", "pattern": IDENTIFIER}}
+    if reads_first:
+        doc["properties"]["tasks"] = _reading_first(doc, max_tasks or 5)
     known = set(roles)
 
     def check(answer: PlanAnswer) -> str | None:
@@ -96,6 +102,27 @@ def plan_shape(roles: tuple[str, ...], max_tasks: int | None = None) -> AnswerSh
         return None
 
     return AnswerShape(PlanAnswer, doc, check)
+
+
+def _reading_first(doc: dict[str, Any], most: int) -> dict[str, Any]:
+    """The tasks as a researcher's task, then one to ``most - 1`` others: llama.cpp's grammar
+    takes ``prefixItems`` as the whole array (as JSON Schema does with ``items`` false), so
+    each length is one alternative."""
+    reading = copy.deepcopy(doc["$defs"]["TaskSpec"])
+    reading["properties"]["role"] = {"type": "string", "enum": ["researcher"]}
+    doc["$defs"]["ReadingTask"] = reading
+    first, then = {"$ref": "#/$defs/ReadingTask"}, {"$ref": "#/$defs/TaskSpec"}
+    return {
+        "anyOf": [
+            {
+                "type": "array",
+                "prefixItems": [first, *[then] * n],
+                "items": False,
+                "minItems": n + 1,
+            }
+            for n in range(1, max(most, 2))
+        ]
+    }
 
 
 def function_plan(request: PlanRequest, deliverable: Deliverable) -> Plan:
@@ -245,9 +272,10 @@ class Planner(Role[PlannerSettings]):
         if self.lessons is None:  # the goal does not change within a run: recall once
             self.lessons = await self.recall(request.goal, parent=env)
         try:
+            reads = first and self._has_documents() and "researcher" in self.roles(request)
             answer = await self.calls.structured(
                 self.prompt(request),
-                plan_shape(self.roles(request), self.settings.max_tasks),
+                plan_shape(self.roles(request), self.settings.max_tasks, reads_first=reads),
                 what="plan",
                 parent=env,
                 task_id=None,
@@ -293,6 +321,9 @@ class Planner(Role[PlannerSettings]):
             return False
         documents = self.deps.corpus is not None and bool(self.deps.corpus.names)
         return roles == ("coder",) or ("coder" in roles and documents)
+
+    def _has_documents(self) -> bool:
+        return self.deps.corpus is not None and bool(self.deps.corpus.names)
 
     def _read_first(self, request: PlanRequest) -> bool:
         """Whether the first plan reads before it computes: the goal has documents and the

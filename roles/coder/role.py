@@ -147,19 +147,18 @@ class Coder(WorkerRole[CoderSettings]):
         async def ask(messages: list[LLMMessage]) -> str:
             return (await self.calls.call(messages, parent=env, task_id=task.id)).text
 
-        async def drawn(view: View) -> Solved:
+        async def draw(view: View) -> Solved:
             if view.kind == "quotation":
                 return quoted_candidate(assignment)
             if view.kind == "prose":
-                return prose.worked(await ask(prose_request(assignment, self.documents, view.note)))
-            convo = self.prompt(assignment, view.note)
-            return await self._solve(env, assignment, convo, self.settings.candidate_attempts)
-
-        async def draw(view: View) -> Solved:
-            solved = await drawn(view)
-            if kind == "amount" and from_reading(assignment):
-                return scaled(solved, assignment.goal, self.documents)
-            return solved
+                solved = prose.worked(
+                    await ask(prose_request(assignment, self.documents, view.note))
+                )
+            else:
+                convo = self.prompt(assignment, view.note)
+                solved = await self._solve(env, assignment, convo, self.settings.candidate_attempts)
+            reading = kind == "amount" and from_reading(assignment)  # a computed amount's scale
+            return scaled(solved, assignment.goal, self.documents) if reading else solved
 
         views = PROGRAMS  # a task answering from a reading has prose apart from it, always
         if task.outputs == ["answer"] and from_reading(assignment):

@@ -47,3 +47,24 @@ def test_the_plan_schema_lets_the_model_name_a_specialist() -> None:
 def test_a_run_with_specialists_is_not_one_coding_task_first() -> None:
     assert planner({})._one_program(request("coder"))
     assert not planner({"statistician": TAKES})._one_program(request("coder", "statistician"))
+
+
+def _task(tid: str, role: str) -> dict[str, object]:
+    return {"id": tid, "role": role, "description": f"{tid} it"}
+
+
+def test_a_first_plan_over_documents_is_held_to_start_with_the_researcher() -> None:
+    import jsonschema
+
+    doc = plan_shape(("researcher", "coder"), 5, reads_first=True).doc
+    ok = {"success_criteria": ["x"], "tasks": [_task("read", "researcher"), _task("c", "coder")]}
+    jsonschema.validate(ok, doc)
+    for tasks in (
+        [_task("c", "coder"), _task("read", "researcher")],  # the researcher not first
+        [_task("read", "researcher")],  # nothing after the reading
+        [_task("read", "researcher")] + [_task(f"c{i}", "coder") for i in range(5)],  # > 5
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"success_criteria": ["x"], "tasks": tasks}, doc)
+    plain = plan_shape(("researcher", "coder"), 5).doc
+    jsonschema.validate({"success_criteria": ["x"], "tasks": [_task("c", "coder")]}, plain)

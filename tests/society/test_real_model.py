@@ -121,6 +121,8 @@ def test_the_planners_structured_answer_is_a_plan(llama_server: str, tmp_path: P
         if usage.finish_reason != "length":
             answer = json.loads(usage.answer, strict=False)
             assert isinstance(answer, dict), (usage.answer, ended)
+            # the quickstart has documents: its first plan is held to read them first
+            assert answer["tasks"][0]["role"] == "researcher", (usage.answer, ended)
     assert any(isinstance(c.payload, Usage) and c.payload.answer for c in planner_calls), ended
     first = planner_calls[0].payload
     assert isinstance(first, Usage) and first.prompt
