@@ -51,6 +51,13 @@ Answer with one JSON object only:
 {"success_criteria": [...], "tasks": [...], "rationale": "..."}"""
 
 
+READ_THEN_COMPUTE = (
+    "Plan it as reading, then computing: the first task is the researcher's, to find in the "
+    "documents what the goal needs from them (a statement, a definition, a formula, a fact; "
+    "never a computation or a count); the tasks after it compute, and the last gives the answer."
+)
+"""The planner's first plan over documents, in words (its schema holds it to the order)."""
+
 CLARIFY = """You are the planner of a team of AI agents. A teammate asks you about the
 task you gave them. Answer briefly and concretely, in plain text."""
 
@@ -78,7 +85,7 @@ def plan_shape(
     """The plan's schema as the model is held to it: ``role`` one of the run's roles, ids
     and value names identifiers, so constrained decoding rules those mistakes out (the
     manager still validates, and refuses what gets through, saying what to change). With
-    ``reads_first``, the first task is the researcher's and at least one other follows."""
+    ``reads_first``, the first task is the researcher's and only others' follow."""
     doc = copy.deepcopy(PlanAnswer.model_json_schema())
     task = doc["$defs"]["TaskSpec"]["properties"]
     if roles:
@@ -90,7 +97,7 @@ def plan_shape(
     for name in ("inputs", "outputs", "depends_on"):
         task[name] = {**task[name], "items": {"type": "string", "pattern": IDENTIFIER}}
     if reads_first:
-        doc["properties"]["tasks"] = _reading_first(doc, max_tasks or 5)
+        doc["properties"]["tasks"] = _reading_first(doc, roles, max_tasks or 5)
     known = set(roles)
 
     def check(answer: PlanAnswer) -> str | None:
@@ -104,14 +111,19 @@ def plan_shape(
     return AnswerShape(PlanAnswer, doc, check)
 
 
-def _reading_first(doc: dict[str, Any], most: int) -> dict[str, Any]:
-    """The tasks as a researcher's task, then one to ``most - 1`` others: llama.cpp's grammar
-    takes ``prefixItems`` as the whole array (as JSON Schema does with ``items`` false), so
-    each length is one alternative."""
-    reading = copy.deepcopy(doc["$defs"]["TaskSpec"])
+def _reading_first(doc: dict[str, Any], roles: tuple[str, ...], most: int) -> dict[str, Any]:
+    """The tasks as a researcher's, then one to ``most - 1`` of the other roles (reading,
+    then computing: a live 1.5B plan free to give the researcher any task gave it the
+    counting and the comparing). llama.cpp's grammar takes ``prefixItems`` as the whole
+    array (as JSON Schema does with ``items`` false), so each length is one alternative."""
+    spec = doc["$defs"]["TaskSpec"]
+    reading, after = copy.deepcopy(spec), copy.deepcopy(spec)
     reading["properties"]["role"] = {"type": "string", "enum": ["researcher"]}
-    doc["$defs"]["ReadingTask"] = reading
-    first, then = {"$ref": "#/$defs/ReadingTask"}, {"$ref": "#/$defs/TaskSpec"}
+    others = [r for r in roles if r != "researcher"]
+    if others:
+        after["properties"]["role"] = {"type": "string", "enum": others}
+    doc["$defs"]["ReadingTask"], doc["$defs"]["LaterTask"] = reading, after
+    first, then = {"$ref": "#/$defs/ReadingTask"}, {"$ref": "#/$defs/LaterTask"}
     return {
         "anyOf": [
             {
@@ -355,6 +367,8 @@ class Planner(Role[PlannerSettings]):
             corpus = self.deps.corpus
             if corpus is not None and corpus.names:
                 parts.append(f"Documents the researcher can read: {', '.join(corpus.names[:20])}")
+                if request.revision == 1 and not request.errors:
+                    parts.append(READ_THEN_COMPUTE)
             else:
                 parts.append(
                     "No documents are given in this run: the researcher could only guess, so "

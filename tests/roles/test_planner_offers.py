@@ -53,7 +53,7 @@ def _task(tid: str, role: str) -> dict[str, object]:
     return {"id": tid, "role": role, "description": f"{tid} it"}
 
 
-def test_a_first_plan_over_documents_is_held_to_start_with_the_researcher() -> None:
+def test_a_first_plan_over_documents_is_held_to_reading_then_computing() -> None:
     import jsonschema
 
     doc = plan_shape(("researcher", "coder"), 5, reads_first=True).doc
@@ -62,6 +62,7 @@ def test_a_first_plan_over_documents_is_held_to_start_with_the_researcher() -> N
     for tasks in (
         [_task("c", "coder"), _task("read", "researcher")],  # the researcher not first
         [_task("read", "researcher")],  # nothing after the reading
+        [_task("read", "researcher"), _task("compare", "researcher")],  # reading, not computing
         [_task("read", "researcher")] + [_task(f"c{i}", "coder") for i in range(5)],  # > 5
     ):
         with pytest.raises(jsonschema.ValidationError):
