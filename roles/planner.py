@@ -114,7 +114,8 @@ def plan_shape(
 def _reading_first(doc: dict[str, Any], roles: tuple[str, ...], most: int) -> dict[str, Any]:
     """The tasks as a researcher's, then one to ``most - 1`` of the other roles (reading,
     then computing: a live 1.5B plan free to give the researcher any task gave it the
-    counting and the comparing). llama.cpp's grammar takes ``prefixItems`` as the whole
+    counting and the comparing), the last of them giving the ``answer`` (a plan whose last
+    task gave "difference" and "closeness" answered nothing). llama.cpp's grammar takes ``prefixItems`` as the whole
     array (as JSON Schema does with ``items`` false), so each length is one alternative."""
     spec = doc["$defs"]["TaskSpec"]
     reading, after = copy.deepcopy(spec), copy.deepcopy(spec)
@@ -122,13 +123,18 @@ def _reading_first(doc: dict[str, Any], roles: tuple[str, ...], most: int) -> di
     others = [r for r in roles if r != "researcher"]
     if others:
         after["properties"]["role"] = {"type": "string", "enum": others}
-    doc["$defs"]["ReadingTask"], doc["$defs"]["LaterTask"] = reading, after
+    last = copy.deepcopy(after)
+    answer = {"type": "string", "enum": ["answer"]}
+    last["properties"]["outputs"] = {"type": "array", "prefixItems": [answer], "items": False}
+    last["required"] = [*spec["required"], "outputs"]
+    doc["$defs"].update(ReadingTask=reading, LaterTask=after, AnswerTask=last)
     first, then = {"$ref": "#/$defs/ReadingTask"}, {"$ref": "#/$defs/LaterTask"}
+    end = {"$ref": "#/$defs/AnswerTask"}
     return {
         "anyOf": [
             {
                 "type": "array",
-                "prefixItems": [first, *[then] * n],
+                "prefixItems": [first, *[then] * (n - 1), end],
                 "items": False,
                 "minItems": n + 1,
             }

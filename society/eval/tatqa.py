@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from roles.budget import BudgetSettings
-from roles.settings import CriticSettings
+from roles.settings import CriticSettings, PlannerSettings
 from sandbox.settings import SandboxSettings
 from society.errors import RunError
 from society.eval.suite import Case, Defaults, Suite, TatQA
@@ -193,7 +193,9 @@ def tatqa_suite(
             )
         )
     base = defaults or Defaults(
-        roles=RolesSpec(critic=CriticSettings(stall_s=STALL_S)),
+        roles=RolesSpec(
+            critic=CriticSettings(stall_s=STALL_S), planner=PlannerSettings(read_first=True)
+        ),
         budgets=BudgetSettings(wall_s=600, calls=24, replans=1, sandbox_s=180),
         sandbox=SandboxSettings(timeout_s=30, pool_size=2),
     )

@@ -57,13 +57,17 @@ def test_a_first_plan_over_documents_is_held_to_reading_then_computing() -> None
     import jsonschema
 
     doc = plan_shape(("researcher", "coder"), 5, reads_first=True).doc
-    ok = {"success_criteria": ["x"], "tasks": [_task("read", "researcher"), _task("c", "coder")]}
-    jsonschema.validate(ok, doc)
+    last = {**_task("c", "coder"), "outputs": ["answer"]}
+    read = _task("read", "researcher")
+    jsonschema.validate(
+        {"success_criteria": ["x"], "tasks": [read, _task("b", "coder"), last]}, doc
+    )
     for tasks in (
-        [_task("c", "coder"), _task("read", "researcher")],  # the researcher not first
-        [_task("read", "researcher")],  # nothing after the reading
-        [_task("read", "researcher"), _task("compare", "researcher")],  # reading, not computing
-        [_task("read", "researcher")] + [_task(f"c{i}", "coder") for i in range(5)],  # > 5
+        [last, read],  # the researcher not first
+        [read],  # nothing after the reading
+        [read, _task("c", "coder")],  # the last task gives no answer
+        [read, {**_task("compare", "researcher"), "outputs": ["answer"]}],  # reading twice
+        [read] + [_task(f"c{i}", "coder") for i in range(4)] + [last],  # over 5
     ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"success_criteria": ["x"], "tasks": tasks}, doc)

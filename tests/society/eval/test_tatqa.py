@@ -215,6 +215,8 @@ def test_every_question_is_a_case_with_its_reports_documents(tmp_path: Path) -> 
     assert table.read_text().splitlines()[3].startswith("| Fixed Price | $ 1,452.4 |")
     assert "(in millions)" in paragraphs.read_text()
     assert len(tatqa_suite("test", docs_dir=tmp_path).cases) == 1663
+    # the society reads, then computes (`--set roles.planner.read_first=false` for the ablation)
+    assert suite.defaults.roles.planner.read_first is True
 
 
 def test_a_stratified_draw_is_proportional_per_type_and_reproducible(tmp_path: Path) -> None:
