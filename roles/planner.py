@@ -6,13 +6,9 @@ Uses: the model (and budget guard), and long-term memory for lessons.
 
 from __future__ import annotations
 
-import copy
-import functools
 import json
-from typing import Any
 
 from autogen_core.models import LLMMessage, UserMessage
-from pydantic import BaseModel, ConfigDict, Field
 
 from bus import Envelope
 from bus.deliverable import Deliverable
@@ -22,8 +18,8 @@ from bus.workqueue import Delivery, QueueSpec
 from roles.base import Role
 from roles.context import RoleContext
 from roles.errors import BudgetExceeded, ModelAnswerError, TaskFailed
+from roles.plan_schema import PlanAnswer, plan_shape
 from roles.settings import PlannerSettings
-from roles.structured import AnswerShape
 
 __all__ = ["PlanAnswer", "Planner", "document_plan", "function_plan", "goal_plan", "plan_shape"]
 
@@ -60,87 +56,6 @@ READ_THEN_COMPUTE = (
 
 CLARIFY = """You are the planner of a team of AI agents. A teammate asks you about the
 task you gave them. Answer briefly and concretely, in plain text."""
-
-
-class PlanAnswer(BaseModel):
-    """What the planner's model must answer."""
-
-    model_config = ConfigDict(extra="ignore")
-
-    success_criteria: list[str] = Field(min_length=1)
-    tasks: list[TaskSpec] = Field(min_length=1)
-    rationale: str = ""
-
-
-IDENTIFIER = "^[A-Za-z_][A-Za-z0-9_]*$"
-"""What a task id or a value name may be in the plan schema sent to the model (unbounded:
-llama.cpp turns a bounded repetition into as many nested rules, which slows constrained
-decoding badly; the manager's validation still caps an id at 64 characters)."""
-
-
-@functools.cache
-def plan_shape(
-    roles: tuple[str, ...], max_tasks: int | None = None, reads_first: bool = False
-) -> AnswerShape[PlanAnswer]:
-    """The plan's schema as the model is held to it: ``role`` one of the run's roles, ids
-    and value names identifiers, so constrained decoding rules those mistakes out (the
-    manager still validates, and refuses what gets through, saying what to change). With
-    ``reads_first``, the first task is the researcher's and only others' follow."""
-    doc = copy.deepcopy(PlanAnswer.model_json_schema())
-    task = doc["$defs"]["TaskSpec"]["properties"]
-    if roles:
-        task["role"] = {**task["role"], "enum": list(roles)}
-    task["id"] = {**task["id"], "pattern": IDENTIFIER}
-    task.pop("purpose", None)  # the manager's to give, never the planner's
-    if max_tasks is not None:
-        doc["properties"]["tasks"] = {**doc["properties"]["tasks"], "maxItems": max_tasks}
-    for name in ("inputs", "outputs", "depends_on"):
-        task[name] = {**task[name], "items": {"type": "string", "pattern": IDENTIFIER}}
-    if reads_first:
-        doc["properties"]["tasks"] = _reading_first(doc, roles, max_tasks or 5)
-    known = set(roles)
-
-    def check(answer: PlanAnswer) -> str | None:
-        if any(t.purpose != "work" for t in answer.tasks):
-            return "a task's purpose is the manager's to give: leave it out"
-        wrong = [f"{t.id}: {t.role!r}" for t in answer.tasks if known and t.role not in known]
-        if wrong:
-            return f"tasks name roles that do not exist ({', '.join(wrong)}); use one of {', '.join(roles)}"
-        return None
-
-    return AnswerShape(PlanAnswer, doc, check)
-
-
-def _reading_first(doc: dict[str, Any], roles: tuple[str, ...], most: int) -> dict[str, Any]:
-    """The tasks as a researcher's, then one to ``most - 1`` of the other roles (reading,
-    then computing: a live 1.5B plan free to give the researcher any task gave it the
-    counting and the comparing), the last of them giving the ``answer`` (a plan whose last
-    task gave "difference" and "closeness" answered nothing). llama.cpp's grammar takes ``prefixItems`` as the whole
-    array (as JSON Schema does with ``items`` false), so each length is one alternative."""
-    spec = doc["$defs"]["TaskSpec"]
-    reading, after = copy.deepcopy(spec), copy.deepcopy(spec)
-    reading["properties"]["role"] = {"type": "string", "enum": ["researcher"]}
-    others = [r for r in roles if r != "researcher"]
-    if others:
-        after["properties"]["role"] = {"type": "string", "enum": others}
-    last = copy.deepcopy(after)
-    answer = {"type": "string", "enum": ["answer"]}
-    last["properties"]["outputs"] = {"type": "array", "prefixItems": [answer], "items": False}
-    last["required"] = [*spec["required"], "outputs"]
-    doc["$defs"].update(ReadingTask=reading, LaterTask=after, AnswerTask=last)
-    first, then = {"$ref": "#/$defs/ReadingTask"}, {"$ref": "#/$defs/LaterTask"}
-    end = {"$ref": "#/$defs/AnswerTask"}
-    return {
-        "anyOf": [
-            {
-                "type": "array",
-                "prefixItems": [first, *[then] * (n - 1), end],
-                "items": False,
-                "minItems": n + 1,
-            }
-            for n in range(1, max(most, 2))
-        ]
-    }
 
 
 def function_plan(request: PlanRequest, deliverable: Deliverable) -> Plan:
