@@ -69,8 +69,9 @@ def _reading_first(doc: dict[str, Any], roles: tuple[str, ...], most: int) -> di
     """The tasks as a researcher's, then one to ``most - 1`` of the other roles (reading,
     then computing: a live 1.5B plan free to give the researcher any task gave it the
     counting and the comparing), the last of them giving the ``answer`` (a plan whose last
-    task gave "difference" and "closeness" answered nothing). llama.cpp's grammar takes ``prefixItems`` as the whole
-    array (as JSON Schema does with ``items`` false), so each length is one alternative."""
+    task gave "difference" and "closeness" answered nothing). llama.cpp's grammar takes
+    ``prefixItems`` as the whole array (as JSON Schema does with ``items`` false), so each
+    length is one alternative."""
     spec = doc["$defs"]["TaskSpec"]
     reading, after = copy.deepcopy(spec), copy.deepcopy(spec)
     reading["properties"]["role"] = {"type": "string", "enum": ["researcher"]}
