@@ -26,7 +26,7 @@ def test_validate_ok() -> None:
 def test_validate_broken_copy_exits_2_with_location(tmp_path: Path) -> None:
     text = (ROOT / "scenarios" / "quickstart.yaml").read_text()
     bad = tmp_path / "quickstart.yaml"
-    bad.write_text(text.replace("  wall_s: 300", "  wal_s: 300"))
+    bad.write_text(text.replace("  wall_s:", "  wal_s:"))
     proc = subprocess.run(
         [sys.executable, "-m", "society.cli", "validate", str(bad)],
         capture_output=True,
