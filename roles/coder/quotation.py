@@ -19,7 +19,7 @@ from bus.evidence import EVIDENCE, QUOTED, VALUES
 from bus.payloads import TaskAssignment, TaskResult
 from roles.coder import prose
 from roles.coder.prose import STEPS_FIRST
-from roles.coder.select import VARIANTS, View
+from roles.coder.select import PROGRAMS, VARIANTS, VIEWS, View
 from roles.coder.votes import Solved
 from roles.reports.scale import in_scale
 
@@ -35,6 +35,7 @@ __all__ = [
     "quoted_candidate",
     "reading_views",
     "scaled",
+    "views_for",
 ]
 
 OWN_ANSWER = "Answer the overall goal from the documents."
@@ -103,12 +104,27 @@ def quoted_candidate(assignment: TaskAssignment) -> Solved:
     return Solved({"answer": quotation_of(assignment) or ""}, {}, "", 0, view="quotation")
 
 
-def scaled(solved: Solved, goal: str, documents: Mapping[str, str]) -> Solved:
-    """A view's amount computed from the reading, with the scale of the report's tables
-    (`roles.reports.scale.in_scale`): a worked answer of 1.5B on TAT-QA dev computed the
-    right average of two "€m" figures and stated it bare, another number than the report's."""
+def views_for(assignment: TaskAssignment, prose_on: bool) -> tuple[View, ...]:
+    """The views a task's answer is drawn through: a reading's (`reading_views`: prose apart
+    from it, always); programs and a worked answer with the coder's prose on; else programs."""
+    if assignment.task.outputs != ["answer"]:
+        return PROGRAMS
+    if from_reading(assignment):
+        return reading_views(assignment)
+    return VIEWS if prose_on else PROGRAMS
+
+
+def scaled(
+    solved: Solved, kind: str, assignment: TaskAssignment, documents: Mapping[str, str]
+) -> Solved:
+    """A view's amount (the verifier's ``kind``) computed from a reading, with the scale of
+    the report's tables (`roles.reports.scale.in_scale`): a worked answer of 1.5B on TAT-QA
+    dev computed the right average of two "€m" figures and stated it bare, another number
+    than the report's. Any other candidate as it is."""
     answer = solved.outputs.get("answer")
-    if not isinstance(answer, str) or (given := in_scale(answer, goal, documents)) == answer:
+    if kind != "amount" or not from_reading(assignment) or not isinstance(answer, str):
+        return solved
+    if (given := in_scale(answer, assignment.goal, documents)) == answer:
         return solved
     return replace(solved, outputs={**solved.outputs, "answer": given})
 

@@ -27,14 +27,13 @@ from roles.coder.instructions import SYSTEM, task_request, with_libraries
 from roles.coder.missing_imports import with_imports
 from roles.coder.quotation import (
     by_quotation,
-    from_reading,
     prose_request,
     quotation_of,
     quoted_candidate,
-    reading_views,
     scaled,
+    views_for,
 )
-from roles.coder.select import PROGRAMS, VIEWS, View, select
+from roles.coder.select import View, select
 from roles.coder.solve import Program, solve
 from roles.coder.votes import Solved, voted
 from roles.context import RoleContext
@@ -151,20 +150,13 @@ class Coder(WorkerRole[CoderSettings]):
             if view.kind == "quotation":
                 return quoted_candidate(assignment)
             if view.kind == "prose":
-                solved = prose.worked(
-                    await ask(prose_request(assignment, self.documents, view.note))
-                )
-            else:
-                convo = self.prompt(assignment, view.note)
-                solved = await self._solve(env, assignment, convo, self.settings.candidate_attempts)
-            reading = kind == "amount" and from_reading(assignment)  # a computed amount's scale
-            return scaled(solved, assignment.goal, self.documents) if reading else solved
+                asked = prose_request(assignment, self.documents, view.note)
+                return scaled(prose.worked(await ask(asked)), kind, assignment, self.documents)
+            convo = self.prompt(assignment, view.note)
+            solved = await self._solve(env, assignment, convo, self.settings.candidate_attempts)
+            return scaled(solved, kind, assignment, self.documents)
 
-        views = PROGRAMS  # a task answering from a reading has prose apart from it, always
-        if task.outputs == ["answer"] and from_reading(assignment):
-            views = reading_views(assignment)
-        elif task.outputs == ["answer"] and self.settings.prose:
-            views = VIEWS
+        views = views_for(assignment, self.settings.prose)
         chosen = await select(
             draw,
             judge,
