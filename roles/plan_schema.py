@@ -37,8 +37,9 @@ def plan_shape(
     roles: tuple[str, ...], max_tasks: int | None = None, reads_first: bool = False
 ) -> AnswerShape[PlanAnswer]:
     """The plan's schema as the model is held to it: ``role`` one of the run's roles, ids
-    and value names identifiers, so constrained decoding rules those mistakes out (the
-    manager still validates, and refuses what gets through, saying what to change). With
+    and value names identifiers, each task giving an output, so constrained decoding rules
+    those mistakes out (the manager still validates, and refuses what gets through, saying
+    what to change). With
     ``reads_first``, the first task is the researcher's and only others' follow."""
     doc = copy.deepcopy(PlanAnswer.model_json_schema())
     task = doc["$defs"]["TaskSpec"]["properties"]
@@ -50,6 +51,8 @@ def plan_shape(
         doc["properties"]["tasks"] = {**doc["properties"]["tasks"], "maxItems": max_tasks}
     for name in ("inputs", "outputs", "depends_on"):
         task[name] = {**task[name], "items": {"type": "string", "pattern": IDENTIFIER}}
+    task["outputs"]["minItems"] = 1  # a task that gives nothing loses its work (live 1.5B)
+    doc["$defs"]["TaskSpec"]["required"].append("outputs")
     if reads_first:
         doc["properties"]["tasks"] = _reading_first(doc, roles, max_tasks or 5)
     known = set(roles)
@@ -80,8 +83,9 @@ def _reading_first(doc: dict[str, Any], roles: tuple[str, ...], most: int) -> di
         after["properties"]["role"] = {"type": "string", "enum": others}
     last = copy.deepcopy(after)
     answer = {"type": "string", "enum": ["answer"]}
-    last["properties"]["outputs"] = {"type": "array", "prefixItems": [answer], "items": False}
-    last["required"] = [*spec["required"], "outputs"]
+    last["properties"]["outputs"] = {
+        "type": "array", "prefixItems": [answer], "items": False, "minItems": 1
+    }
     doc["$defs"].update(ReadingTask=reading, LaterTask=after, AnswerTask=last)
     first, then = {"$ref": "#/$defs/ReadingTask"}, {"$ref": "#/$defs/LaterTask"}
     end = {"$ref": "#/$defs/AnswerTask"}

@@ -122,8 +122,10 @@ def validate_plan(
     available: set[str],
     completed: set[str] = frozenset(),  # type: ignore[assignment]
     threshold: float = 92.0,
+    given: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> PlanCheck:
-    """Check a plan. ``available`` are value names given by the goal or completed tasks."""
+    """Check a plan. ``available`` are value names given by the goal or completed tasks,
+    ``given`` those the goal gives."""
     check = PlanCheck()
     if not tasks:
         check.errors.append("the plan has no tasks: give at least one task towards the goal")
@@ -168,7 +170,7 @@ def validate_plan(
     fresh = _merge_duplicates(fresh, threshold, check)
     ids = {t.id for t in fresh}
     fresh = [_known_dependencies(task, ids | set(completed), check) for task in fresh]
-    fresh = _wire(fresh, available, check)
+    fresh = _wire(_given_outputs(fresh, given, check), available, check)
 
     sorter: TopologicalSorter[str] = TopologicalSorter()
     for task in fresh:
@@ -321,6 +323,19 @@ def _reaches(start: str, *, producer_of: str, by_id: dict[str, TaskSpec]) -> boo
                 seen.add(dep)
                 stack.append(dep)
     return False
+
+
+def _given_outputs(fresh: list[TaskSpec], given: set[str], check: PlanCheck) -> list[TaskSpec]:
+    """An output named like a value the goal gives would replace the goal's own (a live
+    1.5B reading task gave ``limit: {"value": 10000}`` for the goal's 10000): it becomes
+    ``<task>_<output>``, and the tasks reading the name still get the goal's value."""
+    out = []
+    for task in fresh:
+        names = [f"{task.id}_{o}" if o in given else o for o in task.outputs]
+        for o in set(task.outputs) & given:
+            check.repaired[f"{task.id}.outputs.{o}"] = f"{task.id}_{o}"
+        out.append(task.model_copy(update={"outputs": names}) if names != task.outputs else task)
+    return out
 
 
 def _restated_outputs(

@@ -115,6 +115,7 @@ class Planning:
             available=set(ledger.values(goal.inputs)),
             completed=set(ledger.completed),
             threshold=self.duplicate_threshold,
+            given=set(goal.inputs),
         )
         if check.ok:
             if (

@@ -23,10 +23,12 @@ def verdict_of(
     no check of it failed, and at least one check written without seeing it passed. The
     checks are the verdicts of the tasks it comes from and, for a plan given the goal check
     (``goal_check``: the goal, the independent answer or None, that task's verdicts), the
-    goal check's agreement with it."""
+    goal check's agreement with it. A task's failed agreement (its own candidates gave other
+    values) is answered when the goal check agrees: that is another candidate giving them."""
     if answer is None or not answer.strip():
         return Verdict(verified=False, checks=["no task produced an answer to the goal"])
     verdicts: list[CheckVerdict] = []
+    agreed = False
     if goal_check is not None:
         goal, independent, shown = goal_check
         agreed, said = judged(answer, independent, goal)
@@ -42,9 +44,7 @@ def verdict_of(
             )
         )
     for tid in sources:
-        verdicts += [
-            v.model_copy(update={"what": f"{tid}: {v.what}"}) for v in checked.get(tid, [])
-        ]
+        verdicts += [_answered(tid, v, agreed) for v in checked.get(tid, [])]
     failed = [v for v in verdicts if not v.passed]
     held = [v for v in verdicts if v.passed and v.independent]
     verified = not failed and bool(held)
@@ -53,6 +53,14 @@ def verdict_of(
         checks.append("no check written without seeing the answer passed it")
     evidence = [e for v in verdicts if v.passed for e in v.evidence]
     return Verdict(verified=verified, checks=checks, evidence=evidence, verdicts=verdicts)
+
+
+def _answered(tid: str, verdict: CheckVerdict, goal_check_agreed: bool) -> CheckVerdict:
+    what = f"{tid}: {verdict.what}"
+    if verdict.kind != "agreement" or verdict.passed or not goal_check_agreed:
+        return verdict.model_copy(update={"what": what})
+    what += "; the goal check's own program gives these values"
+    return verdict.model_copy(update={"what": what, "passed": True})
 
 
 def unverified_reason(verdict: Verdict) -> str:

@@ -332,3 +332,18 @@ def test_a_task_that_reads_its_own_output_has_that_input_dropped() -> None:
     assert check.ok, check.errors
     assert check.tasks["compute_gcd"].inputs == ["a"]
     assert check.repaired == {"compute_gcd.inputs.gcd": "(dropped: the task's own output)"}
+
+
+def test_an_output_named_like_a_goal_value_is_renamed_and_the_goal_value_kept() -> None:
+    plan = [
+        t("read", role="researcher", outputs=["limit"]),
+        t("count", inputs=["limit"], depends_on=["read"], outputs=["answer"]),
+    ]
+    check = validate_plan(plan, roles=ROLES, available={"limit"}, given={"limit"})
+    assert check.ok, check.errors
+    assert check.tasks["read"].outputs == ["read_limit"]
+    assert check.tasks["count"].inputs == ["limit"]  # the goal's own value
+    assert check.repaired["read.outputs.limit"] == "read_limit"
+    # a completed task's output of that name (no goal value) is not renamed
+    kept = validate_plan(plan, roles=ROLES, available={"limit"})
+    assert kept.tasks["read"].outputs == ["limit"]

@@ -50,7 +50,7 @@ def test_a_run_with_specialists_is_not_one_coding_task_first() -> None:
 
 
 def _task(tid: str, role: str) -> dict[str, object]:
-    return {"id": tid, "role": role, "description": f"{tid} it"}
+    return {"id": tid, "role": role, "description": f"{tid} it", "outputs": [f"{tid}_value"]}
 
 
 def test_a_first_plan_over_documents_is_held_to_reading_then_computing() -> None:
@@ -73,3 +73,7 @@ def test_a_first_plan_over_documents_is_held_to_reading_then_computing() -> None
             jsonschema.validate({"success_criteria": ["x"], "tasks": tasks}, doc)
     plain = plan_shape(("researcher", "coder"), 5).doc
     jsonschema.validate({"success_criteria": ["x"], "tasks": [_task("c", "coder")]}, plain)
+    for gives in ({"outputs": []}, {}):  # a task that gives nothing loses its work
+        task = {k: v for k, v in _task("c", "coder").items() if k != "outputs"} | gives
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"success_criteria": ["x"], "tasks": [task]}, plain)

@@ -51,3 +51,15 @@ def test_the_goal_check_must_agree() -> None:
     assert not differs.verified
     missing = verdict_of("25", ["t"], checked, ("goal", None, []))
     assert not missing.verified
+
+
+def test_a_tasks_failed_agreement_is_answered_by_the_goal_check_agreeing() -> None:
+    checked = {"t": [v("agreement", False, False), v("property", True, True)]}
+    goal = "Count the primes below 100 and their share of 100."
+    held = verdict_of("25 primes, 0.25 of them", ["t"], checked, (goal, "25 and 0.25", []))
+    assert held.verified
+    assert any("goal check's own program" in c for c in held.checks)
+    # the goal check disagreeing leaves the failure standing, and so does a failed property
+    assert not verdict_of("25 primes", ["t"], checked, (goal, "24", [])).verified
+    broken = {"t": [v("agreement", False, False), v("property", False, True)]}
+    assert not verdict_of("25 primes", ["t"], broken, (goal, "25", [])).verified
