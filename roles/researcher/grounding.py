@@ -1,10 +1,12 @@
 """Grounding: whether a quoted value stands in the documents where the quote says — checked
 by code, so no model can fake it. A number matches however it is written ("1,234", "$1234",
 "(1,234)" for a negative, "12.5%"); words match ignoring case, spacing and end punctuation.
-A table quote names its row and column, matched loosely (rapidfuzz) to the table's labels."""
+A table quote names its row and column, matched loosely (rapidfuzz) to the table's labels;
+where one cell holds it, it is named by that cell's own labels."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 
 from rapidfuzz import fuzz, process
@@ -13,7 +15,16 @@ from bus.evidence import Quote
 from bus.verdicts import CheckVerdict
 from roles.reports.tables import Table, holds, number_of, tables
 
-__all__ = ["Table", "ground", "grounding_verdict", "holds", "labels", "number_of", "tables"]
+__all__ = [
+    "Table",
+    "ground",
+    "grounding_verdict",
+    "holds",
+    "labels",
+    "number_of",
+    "placed",
+    "tables",
+]
 
 LABEL_MATCH = 80.0
 """rapidfuzz WRatio at or above which a quoted row or column names a table's label."""
@@ -30,29 +41,67 @@ def _named(label: str, choices: list[str]) -> list[int]:
     return [int(i) for _, score, i in hits if score == top]
 
 
-def _in_table(quote: Quote, table: Table) -> tuple[bool, str]:
-    """Whether the quote stands in ``table`` at its row and column; else what stands there."""
-    rows = _named(quote.row, [row[0] if row else "" for row in table.rows]) if quote.row else []
-    columns = _named(quote.column, table.header) if quote.column else []
-    if quote.row and not rows:
-        return False, f"no row of the table is {quote.row!r}"
-    if quote.column and not columns:
-        return False, f"no column of the table is {quote.column!r}"
-    if not rows and any(holds(table.header[c], quote.text) for c in columns):
-        return True, ""  # a heading: the column's, or the table's scale ("$ in millions")
-    for row in [table.rows[r] for r in rows] if rows else table.rows:
-        cells = [row[c] for c in columns if c < len(row)] if columns else row
-        if any(holds(cell, quote.text) for cell in cells):
-            return True, ""
-    r, c = (rows or [-1])[0], (columns or [-1])[0]
-    if len(rows) == 1 and len(columns) == 1 and c < len(table.rows[r]):
-        return False, f"row {quote.row!r}, column {quote.column!r} holds {table.rows[r][c]!r}"
-    return False, f"{quote.text!r} is not in that row or column"
+def _clean(label: str) -> str:
+    """A label without the marks a model puts around it (">> Apple Inc.", ",")."""
+    return re.sub(r"^\W+|\W+$", "", label)
 
 
-def ground(quote: Quote, documents: Mapping[str, str]) -> str | None:
-    """What is wrong with ``quote`` (None: it stands in the documents where it says). A quote
-    whose source is not one of the documents is looked for in all of them."""
+def _axes(quote: Quote, table: Table) -> tuple[list[int] | None, list[int] | None, str]:
+    """The rows and columns the quote's labels name (None: any), or what names nothing. A
+    label that is only marks names no place; one naming the other axis is read there (a
+    small model put the row's label under "column"); the label column is no value's."""
+    names = [row[0] if row else "" for row in table.rows]
+    rows: list[int] | None = None
+    columns: list[int] | None = None
+    for label, own, other, axis in (
+        (_clean(quote.row), names, table.header, "row"),
+        (_clean(quote.column), table.header, names, "column"),
+    ):
+        if not label:
+            continue
+        here = _named(label, own)
+        there = [i for i in _named(label, other) if axis == "column" or i > 0]
+        if not here and not there:
+            return None, None, f"no {axis} of the table is {label!r}"
+        add_rows, add_columns = (here, there) if axis == "row" else (there, here)
+        if add_rows:
+            rows = sorted({*(rows or []), *add_rows})
+        if add_columns:
+            columns = sorted({*(columns or []), *add_columns})
+    return rows, columns, ""
+
+
+def _in_table(quote: Quote, table: Table) -> tuple[Quote | None, str]:
+    """The quote as it stands in ``table`` at its row and column (named by the table's own
+    labels when one cell holds it), or None and what stands there."""
+    rows, columns, wrong = _axes(quote, table)
+    if wrong:
+        return None, wrong
+    if rows is None and any(holds(table.header[c], quote.text) for c in columns or []):
+        return quote, ""  # a heading: the column's, or the table's scale ("$ in millions")
+    hits = [
+        (r, c)
+        for r in (rows if rows is not None else range(len(table.rows)))
+        for c in (columns if columns is not None else range(len(table.rows[r])))
+        if c < len(table.rows[r]) and holds(table.rows[r][c], quote.text)
+    ]
+    if len(hits) == 1:
+        r, c = hits[0]
+        header = table.header[c] if c < len(table.header) else quote.column
+        return quote.model_copy(update={"row": table.rows[r][0], "column": header}), ""
+    if hits:
+        return quote, ""
+    if rows and columns and len(rows) == 1 and len(columns) == 1:
+        r, c = rows[0], columns[0]
+        if c < len(table.rows[r]):
+            return None, f"row {quote.row!r}, column {quote.column!r} holds {table.rows[r][c]!r}"
+    return None, f"{quote.text!r} is not in that row or column"
+
+
+def placed(quote: Quote, documents: Mapping[str, str]) -> tuple[Quote, str | None]:
+    """The quote where it stands in the documents (a table quote named by the table's own
+    row and column labels when one cell holds it), and what is wrong with it (None: it
+    stands there). A quote whose source is not one of the documents is looked for in all."""
     named = {quote.source: documents[quote.source]} if quote.source in documents else {}
     where = named or dict(documents)
     in_tables = any(tables(text) for text in where.values())
@@ -60,15 +109,20 @@ def ground(quote: Quote, documents: Mapping[str, str]) -> str | None:
         said = ""
         for text in where.values():
             for table in tables(text):
-                ok, said = _in_table(quote, table)
-                if ok:
-                    return None
+                found, said = _in_table(quote, table)
+                if found is not None:
+                    return found, None
         if said:
-            return f"{quote.text!r} at {quote.row or '?'} / {quote.column or '?'}: {said}"
+            return quote, f"{quote.text!r} at {quote.row or '?'} / {quote.column or '?'}: {said}"
     elif any(holds(text, quote.text) for text in where.values()):
-        return None  # a paragraph's quote (any row or column it names has no table to be in)
+        return quote, None  # a paragraph's quote (any row or column it names has no table)
     place = f"in {quote.source}" if named else "in the documents"
-    return f"{quote.text!r} does not stand {place}"
+    return quote, f"{quote.text!r} does not stand {place}"
+
+
+def ground(quote: Quote, documents: Mapping[str, str]) -> str | None:
+    """What is wrong with ``quote`` (None: it stands in the documents where it says)."""
+    return placed(quote, documents)[1]
 
 
 def labels(documents: Mapping[str, str], most: int = 24) -> list[str]:

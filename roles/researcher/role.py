@@ -30,7 +30,7 @@ from roles.researcher.answer import (
     answer_shape,
     quoted_values,
 )
-from roles.researcher.grounding import ground, grounding_verdict, labels
+from roles.researcher.grounding import ground, grounding_verdict, labels, placed
 from roles.researcher.quoting import QUOTING, evidence_shape
 from roles.researcher.reading import reading, whole
 from roles.settings import ResearcherSettings
@@ -119,6 +119,8 @@ class Researcher(WorkerRole[ResearcherSettings]):
             raise TaskFailed(msg)
         if EVIDENCE in task.outputs:
             answer = await self._grounded(answer, convo, schema, env, task.id)
+            placed_quotes = [placed(q, documents)[0] for q in answer.quotes]
+            answer = answer.model_copy(update={"quotes": placed_quotes})
         evidence: list[JsonValue] = [q.model_dump() for q in answer.quotes]
         stated: dict[str, JsonValue] = dict(answer.outputs or {})
         if answer.answer_is == "computed" and QUOTED in stated:  # nothing stated to quote

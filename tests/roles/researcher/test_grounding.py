@@ -8,7 +8,14 @@ import pytest
 
 from bus.evidence import Quote
 from roles.researcher.answer import quoted_values
-from roles.researcher.grounding import ground, grounding_verdict, labels, number_of, tables
+from roles.researcher.grounding import (
+    ground,
+    grounding_verdict,
+    labels,
+    number_of,
+    placed,
+    tables,
+)
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -123,7 +130,25 @@ def test_a_column_label_that_heads_several_columns_grounds_in_any_of_them() -> N
         Quote(source="table.md", row="Apple Inc.", column="Fiscal Year", text="11%"), docs
     )
     assert wrong is not None and "not in that row or column" in wrong
-    assert ground(Quote(source="table.md", row=",", column="2017", text="34%"), docs) is not None
+    assert ground(Quote(source="table.md", row=",", column="2017", text="35%"), docs) is not None
+
+
+def test_a_label_of_marks_names_no_place_and_the_cell_holding_the_value_names_it() -> None:
+    docs = {"table.md": SPANNED}
+    quote, wrong = placed(Quote(source="table.md", row=",", column="2017", text="34%"), docs)
+    assert wrong is None
+    assert (quote.row, quote.column) == ("Apple Inc. (“Apple”)", "Fiscal Year 2017")
+    # a row's label given as the column (a section heading as the row) is read as the row
+    quote, wrong = placed(
+        Quote(source="table.md", row="Fiscal Year", column="Huawei", text="8%"), docs
+    )
+    assert wrong is None and (quote.row, quote.column) == ("Huawei", "Fiscal Year 2018")
+    assert ground(Quote(source="table.md", row="Fiscal Year", column="Huawei", text="36%"), docs)
+    # a value in several cells, its place unnamed: it stands, and its labels stay the model's
+    assert ground(Quote(source="table.md", row=",", column=">>", text="99%"), docs) is not None
+    many = {"table.md": SPANNED.replace("| 13% |", "| 32% |")}
+    quote, wrong = placed(Quote(source="table.md", row=",", column="2019", text="32%"), many)
+    assert wrong is None and quote.row == ","
 
 
 def test_a_paragraphs_number_before_a_comma_grounds() -> None:
