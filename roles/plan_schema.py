@@ -52,7 +52,9 @@ def plan_shape(
     for name in ("inputs", "outputs", "depends_on"):
         task[name] = {**task[name], "items": {"type": "string", "pattern": IDENTIFIER}}
     task["outputs"]["minItems"] = 1  # a task that gives nothing loses its work (live 1.5B)
-    doc["$defs"]["TaskSpec"]["required"].append("outputs")
+    # all three, in this order: a live 1.5B plan holding only "outputs" required wrote it
+    # first and left every task's inputs out
+    doc["$defs"]["TaskSpec"]["required"] += ["inputs", "outputs", "depends_on"]
     if reads_first:
         doc["properties"]["tasks"] = _reading_first(doc, roles, max_tasks or 5)
     known = set(roles)

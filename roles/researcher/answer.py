@@ -69,26 +69,33 @@ _DOC = ResearchAnswer.model_json_schema()
 del _DOC["description"]  # the schema as before, when a per-task model had no docstring
 
 
+FOUND: dict[str, Any] = {
+    "anyOf": [
+        {"minLength": 1, "type": "string"},
+        {"type": "number"},
+        {"items": {"type": "string"}, "minItems": 1, "type": "array"},
+    ]
+}
+"""What one output of a research task is: a text, a number or a list of texts — never an
+object (a live 1.5B researcher, free to give any JSON, gave ``{}`` for each output)."""
+
+
 def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
-    """Answers that hold exactly the task's outputs (or a question), so a missing output
-    is sent back to the model with the error. The schema is the one pydantic gives a model
+    """Answers that hold exactly the task's outputs, each `FOUND` (or a question), so a
+    missing or empty output is sent back to the model with the error. The schema is the one pydantic gives a model
     with one required field per output, built as a dict: a model class per task cost
     about 4 ms of CPU (a third of a 3,000-task run's)."""
     names = [n for n in dict.fromkeys(outputs) if n not in FILLED]
     doc = copy.deepcopy(_DOC)
     outputs_def: dict[str, Any] = {
-        "properties": {name: {"$ref": "#/$defs/JsonValue"} for name in names},
+        "properties": {name: copy.deepcopy(FOUND) for name in names},
         "title": "Outputs",
         "type": "object",
     }
     if names:
         outputs_def["required"] = names
     defs = {k: v for k, v in doc.get("$defs", {}).items() if k != "JsonValue"}
-    doc["$defs"] = (
-        {**defs, "JsonValue": {}, "Outputs": outputs_def}
-        if names
-        else {**defs, "Outputs": outputs_def}
-    )
+    doc["$defs"] = {**defs, "Outputs": outputs_def}
     doc["properties"]["outputs"] = {
         "anyOf": [{"$ref": "#/$defs/Outputs"}, {"type": "null"}],
         "default": None,
@@ -98,6 +105,11 @@ def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
         if answer.outputs is None:
             return None
         lost = [name for name in names if name not in answer.outputs]
-        return "; ".join(f"outputs.{name}: Field required" for name in lost[:8]) or None
+        empty = [n for n in names if n in answer.outputs and answer.outputs[n] in ({}, [], "")]
+        said = [f"outputs.{name}: Field required" for name in lost[:8]]
+        said += [
+            f"outputs.{name}: give what was found (a text, a number or texts)" for name in empty
+        ]
+        return "; ".join(said) or None
 
     return AnswerShape(ResearchAnswer, doc, missing)

@@ -50,7 +50,14 @@ def test_a_run_with_specialists_is_not_one_coding_task_first() -> None:
 
 
 def _task(tid: str, role: str) -> dict[str, object]:
-    return {"id": tid, "role": role, "description": f"{tid} it", "outputs": [f"{tid}_value"]}
+    return {
+        "id": tid,
+        "role": role,
+        "description": f"{tid} it",
+        "inputs": [],
+        "outputs": [f"{tid}_value"],
+        "depends_on": [],
+    }
 
 
 def test_a_first_plan_over_documents_is_held_to_reading_then_computing() -> None:
