@@ -5,7 +5,8 @@ the feedback.
 
 - `ran`: it exited 0 in time (else the exit code, stderr's tail and the hints that name the
   mistakes small models make);
-- `wrote_outputs`: it wrote every output (``outputs.json``, or a single printed value);
+- `wrote_outputs`: it wrote every output (``outputs.json``, or a single printed value, or
+  the file its one printed line names);
 - `valued`: its outputs are values, not a Python object's text (``<class 'itertools.count'>``,
   ``<generator object …>``), ``nan``, ``inf``, control characters or null: what a program that printed the wrong
   name gives, which a second program can repeat;
@@ -18,6 +19,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import PurePosixPath
 
 from pydantic import JsonValue
 
@@ -77,7 +79,7 @@ def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValu
             raise AnswerInvalid(msg)
         return {o: data[o] for o in outputs}
     if len(outputs) == 1 and run.stdout.strip():
-        text = run.stdout.strip()
+        text = _named_file(run) or run.stdout.strip()
         try:
             value: JsonValue = json.loads(text)
         except ValueError:
@@ -87,6 +89,24 @@ def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValu
         return {}
     msg = f"the program wrote no outputs.json with {outputs}"
     raise AnswerInvalid(msg)
+
+
+def _named_file(run: ExecutionResult) -> str | None:
+    """The text of a file the program wrote and names in the one line it printed ("Answer
+    has been written to answer.txt", a live 1.5B answer task): where it put the value."""
+    said = run.stdout.strip()
+    if "\n" in said:
+        return None
+    for name, data in run.files.items():
+        if name == "outputs.json" or PurePosixPath(name).name not in said or len(data) > 4000:
+            continue
+        try:
+            text = data.decode().strip()
+        except UnicodeDecodeError:
+            continue
+        if text:
+            return text
+    return None
 
 
 def _tail(text: str, n: int = 2000) -> str:

@@ -34,6 +34,23 @@ async def test_inputs_used_without_loading_them_and_a_printed_answer(
     assert read_outputs(["answer"], result) == {"answer": "40 21"}
 
 
+async def test_an_answer_written_to_the_file_its_printed_line_names_is_read_from_it(
+    shared_sandbox: object,
+) -> None:
+    code = """
+with open("answer.txt", "w") as f:
+    f.write(f"{n} primes, ratio {n / 1085.7:.3f}")
+with open("notes.txt", "w") as f:
+    f.write("scratch")
+print("Answer has been written to answer.txt")
+"""
+    result = await run(shared_sandbox, code, {"n": 1229}, {})
+    assert result.ok, result.stderr
+    assert read_outputs(["answer"], result) == {"answer": "1229 primes, ratio 1.132"}
+    plain = await run(shared_sandbox, "open('answer.txt', 'w').write('x')\nprint(7)", {}, {})
+    assert read_outputs(["answer"], plain) == {"answer": 7}  # a line naming no file: as printed
+
+
 async def test_dates_decimals_and_numpy_values_are_written_as_json(shared_sandbox: object) -> None:
     code = """
 import datetime, decimal, json
