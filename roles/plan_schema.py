@@ -86,7 +86,10 @@ def _reading_first(doc: dict[str, Any], roles: tuple[str, ...], most: int) -> di
     last = copy.deepcopy(after)
     answer = {"type": "string", "enum": ["answer"]}
     last["properties"]["outputs"] = {
-        "type": "array", "prefixItems": [answer], "items": False, "minItems": 1
+        "type": "array",
+        "prefixItems": [answer],
+        "items": False,
+        "minItems": 1,
     }
     doc["$defs"].update(ReadingTask=reading, LaterTask=after, AnswerTask=last)
     first, then = {"$ref": "#/$defs/ReadingTask"}, {"$ref": "#/$defs/LaterTask"}
