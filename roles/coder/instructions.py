@@ -21,8 +21,8 @@ are already defined as Python variables of those names (and all together in the 
 A task with one output prints it; a task with several writes outputs.json, one JSON object
 with one key per output. Files you write in the working folder are kept as artifacts. The
 program runs as it is: no input(), no command-line arguments, and code at module level (a
-function you define must be called). Answer with the whole program in one ```python
-fenced block."""
+function you define must be called). Answer with the whole program in one fenced
+```python block."""
 
 DOCUMENT_CHARS = 6000
 """How much of the goal's documents the coder's prompt quotes (all of them are files)."""
