@@ -326,16 +326,14 @@ def _reaches(start: str, *, producer_of: str, by_id: dict[str, TaskSpec]) -> boo
 
 
 def _given_outputs(fresh: list[TaskSpec], given: set[str], check: PlanCheck) -> list[TaskSpec]:
-    """An output named like a value the goal gives would replace the goal's own (a live
-    1.5B reading task gave ``limit: {"value": 10000}`` for the goal's 10000): it becomes
-    ``<task>_<output>``, and the tasks reading the name still get the goal's value."""
-    out = []
-    for task in fresh:
-        names = [f"{task.id}_{o}" if o in given else o for o in task.outputs]
-        for o in set(task.outputs) & given:
-            check.repaired[f"{task.id}.outputs.{o}"] = f"{task.id}_{o}"
-        out.append(task.model_copy(update={"outputs": names}) if names != task.outputs else task)
-    return out
+    """An output named like a goal's value (a live 1.5B reading task's ``limit``) becomes
+    ``<task>_<output>``: the tasks reading the name still get the goal's own value."""
+    for tid, name in sorted({(t.id, o) for t in fresh for o in t.outputs if o in given}):
+        check.repaired[f"{tid}.outputs.{name}"] = f"{tid}_{name}"
+    return [
+        t.model_copy(update={"outputs": [f"{t.id}_{o}" if o in given else o for o in t.outputs]})
+        for t in fresh
+    ]
 
 
 def _restated_outputs(
