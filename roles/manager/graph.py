@@ -16,6 +16,7 @@ from graphlib import CycleError, TopologicalSorter
 from rapidfuzz import fuzz, process
 
 from bus.payloads import TaskSpec
+from roles.manager.renames import given_outputs, read_dependencies, restated_outputs, upstream
 
 __all__ = ["PlanCheck", "longest_paths", "near_duplicates", "priority_key", "validate_plan"]
 
@@ -170,7 +171,7 @@ def validate_plan(
     fresh = _merge_duplicates(fresh, threshold, check)
     ids = {t.id for t in fresh}
     fresh = [_known_dependencies(task, ids | set(completed), check) for task in fresh]
-    fresh = _wire(_given_outputs(fresh, given, check), available, check)
+    fresh = _wire(given_outputs(fresh, given, check.repaired), available, check)
 
     sorter: TopologicalSorter[str] = TopologicalSorter()
     for task in fresh:
@@ -183,7 +184,8 @@ def validate_plan(
         return check
 
     position = {tid: n for n, tid in enumerate(order)}
-    fresh = _restated_outputs(fresh, position, check)
+    fresh = restated_outputs(fresh, position, check.repaired)
+    fresh = read_dependencies(fresh, check.repaired)
     producers: dict[str, str] = {}
     by_id = {t.id: t for t in fresh}
     for task in fresh:
@@ -208,7 +210,7 @@ def validate_plan(
                 )
             elif producer == task.id:
                 check.errors.append(f"task {task.id!r} needs its own output {name!r}")
-            elif producer not in task.depends_on and not _upstream(
+            elif producer not in task.depends_on and not upstream(
                 producer, task.id, by_id, position
             ):
                 check.errors.append(
@@ -320,81 +322,6 @@ def _reaches(start: str, *, producer_of: str, by_id: dict[str, TaskSpec]) -> boo
             if dep == producer_of:
                 return True
             if dep not in seen:
-                seen.add(dep)
-                stack.append(dep)
-    return False
-
-
-def _given_outputs(fresh: list[TaskSpec], given: set[str], check: PlanCheck) -> list[TaskSpec]:
-    """An output named like a goal's value (a live 1.5B reading task's ``limit``) becomes
-    ``<task>_<output>``: the tasks reading the name still get the goal's own value."""
-    for tid, name in sorted({(t.id, o) for t in fresh for o in t.outputs if o in given}):
-        check.repaired[f"{tid}.outputs.{name}"] = f"{tid}_{name}"
-    return [
-        t.model_copy(update={"outputs": [f"{t.id}_{o}" if o in given else o for o in t.outputs]})
-        for t in fresh
-    ]
-
-
-def _restated_outputs(
-    fresh: list[TaskSpec], position: dict[str, int], check: PlanCheck
-) -> list[TaskSpec]:
-    """An output made by a task and made again by one downstream of it (a value computed,
-    then stated as the answer): the first one's becomes ``<task>_<output>``, and the tasks
-    that read it and are not downstream of the second read that name. Two producers where
-    neither follows the other are left for the refusal: which one is meant is unclear."""
-    by_id = {t.id: t for t in fresh}
-    makers: dict[str, list[str]] = {}
-    for task in fresh:
-        for out in task.outputs:
-            makers.setdefault(out, []).append(task.id)
-    outs: dict[str, dict[str, str]] = {}  # task id -> {output: new name}
-    ins: dict[str, dict[str, str]] = {}  # task id -> {input: new name}
-    for out, tids in makers.items():
-        if len(tids) != 2:
-            continue
-        first, second = sorted(tids, key=position.__getitem__)
-        new = f"{first}_{out}"
-        if not _upstream(first, second, by_id, position) or new in makers:
-            continue
-        check.repaired[f"{first}.outputs.{out}"] = new
-        outs.setdefault(first, {})[out] = new
-        for task in fresh:
-            if out not in task.inputs or task.id == first:
-                continue
-            if task.id == second or not _upstream(second, task.id, by_id, position):
-                ins.setdefault(task.id, {})[out] = new
-    if not outs:
-        return fresh
-    return [
-        task.model_copy(
-            update={
-                "outputs": [outs.get(task.id, {}).get(o, o) for o in task.outputs],
-                "inputs": [ins.get(task.id, {}).get(i, i) for i in task.inputs],
-            }
-        )
-        for task in fresh
-    ]
-
-
-def _upstream(
-    producer: str, tid: str, by_id: dict[str, TaskSpec], position: dict[str, int]
-) -> bool:
-    """Whether ``producer`` is among the tasks ``tid`` depends on, directly or not.
-
-    A search up the dependencies from ``tid`` that never climbs past ``producer``'s place
-    in the topological order: no task placed before it can depend on it. Plans mostly take
-    inputs from direct dependencies, which never get here; ancestor sets for every task
-    cost quadratic time (2.2 s for 10,000 tasks in 20 layers).
-    """
-    floor = position[producer]
-    seen = {tid}
-    stack = [tid]
-    while stack:
-        for dep in by_id[stack.pop()].depends_on:
-            if dep == producer:
-                return True
-            if dep in position and position[dep] > floor and dep not in seen:
                 seen.add(dep)
                 stack.append(dep)
     return False

@@ -152,7 +152,8 @@ def test_upstream_inputs_through_long_chains_and_side_branches() -> None:
     tasks.append(t("tip", inputs=["r", "l0", "r39"], depends_on=["r39"], outputs=["answer"]))
     check = validate_plan(tasks, roles=ROLES, available=set())
     assert check.ok, check.errors
-    assert check.repaired == {"tip.depends_on.+l0": "for input 'l0'"}  # r is upstream already
+    added = {k: v for k, v in check.repaired.items() if ".depends_on." in k}
+    assert added == {"tip.depends_on.+l0": "for input 'l0'"}  # r is upstream already
 
 
 def test_unknown_dependency_duplicate_id_and_bad_id() -> None:
@@ -342,8 +343,21 @@ def test_an_output_named_like_a_goal_value_is_renamed_and_the_goal_value_kept() 
     check = validate_plan(plan, roles=ROLES, available={"limit"}, given={"limit"})
     assert check.ok, check.errors
     assert check.tasks["read"].outputs == ["read_limit"]
-    assert check.tasks["count"].inputs == ["limit"]  # the goal's own value
+    assert check.tasks["count"].inputs == ["limit", "read_limit"]  # the goal's, and the reading's
     assert check.repaired["read.outputs.limit"] == "read_limit"
     # a completed task's output of that name (no goal value) is not renamed
     kept = validate_plan(plan, roles=ROLES, available={"limit"})
     assert kept.tasks["read"].outputs == ["limit"]
+
+
+def test_a_task_that_waits_for_another_and_reads_none_of_its_outputs_is_given_them() -> None:
+    plan = [
+        t("read", role="researcher", outputs=["statement"]),
+        t("count", inputs=["limit"], depends_on=["read"], outputs=["answer"]),
+        t("other", inputs=["statement"], depends_on=["read"], outputs=["note"]),
+    ]
+    check = validate_plan(plan, roles=ROLES, available={"limit"}, given={"limit"})
+    assert check.ok, check.errors
+    assert check.tasks["count"].inputs == ["limit", "statement"]
+    assert check.repaired["count.inputs.+statement"] == "from a task it depends on"
+    assert check.tasks["other"].inputs == ["statement"]  # it reads it already

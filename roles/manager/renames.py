@@ -1,0 +1,104 @@
+"""How the manager mends a plan's value names where its meaning is unambiguous, each
+mend noted in ``repaired``: an output named like a goal's value, an output stated again
+downstream, and a dependency whose outputs the task does not read."""
+
+from __future__ import annotations
+
+from bus.payloads import TaskSpec
+
+__all__ = ["given_outputs", "read_dependencies", "restated_outputs", "upstream"]
+
+
+def given_outputs(
+    fresh: list[TaskSpec], given: set[str], repaired: dict[str, str]
+) -> list[TaskSpec]:
+    """An output named like a goal's value (a live 1.5B reading task's ``limit``) becomes
+    ``<task>_<output>``: the tasks reading the name still get the goal's own value."""
+    for tid, name in sorted({(t.id, o) for t in fresh for o in t.outputs if o in given}):
+        repaired[f"{tid}.outputs.{name}"] = f"{tid}_{name}"
+    return [
+        t.model_copy(update={"outputs": [f"{t.id}_{o}" if o in given else o for o in t.outputs]})
+        for t in fresh
+    ]
+
+
+def restated_outputs(
+    fresh: list[TaskSpec], position: dict[str, int], repaired: dict[str, str]
+) -> list[TaskSpec]:
+    """An output made by a task and made again by one downstream of it (a value computed,
+    then stated as the answer): the first one's becomes ``<task>_<output>``, and the tasks
+    that read it and are not downstream of the second read that name. Two producers where
+    neither follows the other are left for the refusal: which one is meant is unclear."""
+    by_id = {t.id: t for t in fresh}
+    makers: dict[str, list[str]] = {}
+    for task in fresh:
+        for out in task.outputs:
+            makers.setdefault(out, []).append(task.id)
+    outs: dict[str, dict[str, str]] = {}  # task id -> {output: new name}
+    ins: dict[str, dict[str, str]] = {}  # task id -> {input: new name}
+    for out, tids in makers.items():
+        if len(tids) != 2:
+            continue
+        first, second = sorted(tids, key=position.__getitem__)
+        new = f"{first}_{out}"
+        if not upstream(first, second, by_id, position) or new in makers:
+            continue
+        repaired[f"{first}.outputs.{out}"] = new
+        outs.setdefault(first, {})[out] = new
+        for task in fresh:
+            if out not in task.inputs or task.id == first:
+                continue
+            if task.id == second or not upstream(second, task.id, by_id, position):
+                ins.setdefault(task.id, {})[out] = new
+    if not outs:
+        return fresh
+    return [
+        task.model_copy(
+            update={
+                "outputs": [outs.get(task.id, {}).get(o, o) for o in task.outputs],
+                "inputs": [ins.get(task.id, {}).get(i, i) for i in task.inputs],
+            }
+        )
+        for task in fresh
+    ]
+
+
+def upstream(producer: str, tid: str, by_id: dict[str, TaskSpec], position: dict[str, int]) -> bool:
+    """Whether ``producer`` is among the tasks ``tid`` depends on, directly or not.
+
+    A search up the dependencies from ``tid`` that never climbs past ``producer``'s place
+    in the topological order: no task placed before it can depend on it. Plans mostly take
+    inputs from direct dependencies, which never get here; ancestor sets for every task
+    cost quadratic time (2.2 s for 10,000 tasks in 20 layers).
+    """
+    floor = position[producer]
+    seen = {tid}
+    stack = [tid]
+    while stack:
+        for dep in by_id[stack.pop()].depends_on:
+            if dep == producer:
+                return True
+            if dep in position and position[dep] > floor and dep not in seen:
+                seen.add(dep)
+                stack.append(dep)
+    return False
+
+
+def read_dependencies(fresh: list[TaskSpec], repaired: dict[str, str]) -> list[TaskSpec]:
+    """A task that depends on another of the plan and reads none of its outputs is given
+    them: it waits for that work, so it needs it (a live 1.5B plan's reading fed nothing,
+    and the critic cancelled it as drift)."""
+    made = {t.id: t.outputs for t in fresh}
+    out = []
+    for task in fresh:
+        unread = [
+            o
+            for dep in task.depends_on
+            if not set(made.get(dep, [])) & set(task.inputs)
+            for o in made.get(dep, [])
+            if o not in task.inputs and o not in task.outputs
+        ]
+        for name in unread:
+            repaired[f"{task.id}.inputs.+{name}"] = "from a task it depends on"
+        out.append(task.model_copy(update={"inputs": [*task.inputs, *unread]}) if unread else task)
+    return out
