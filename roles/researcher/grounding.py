@@ -59,9 +59,11 @@ def _axes(quote: Quote, table: Table) -> tuple[list[int] | None, list[int] | Non
     ):
         if not label:
             continue
-        here = _named(label, own)
-        there = [i for i in _named(label, other) if axis == "column" or i > 0]
+        here, named_there = _named(label, own), _named(label, other)
+        there = [i for i in named_there if axis == "column" or i > 0]
         if not here and not there:
+            if named_there:  # the heading over the row labels ("Fiscal 2018 Plan")
+                continue
             return None, None, f"no {axis} of the table is {label!r}"
         add_rows, add_columns = (here, there) if axis == "row" else (there, here)
         if add_rows:

@@ -151,6 +151,29 @@ def test_a_label_of_marks_names_no_place_and_the_cell_holding_the_value_names_it
     assert wrong is None and quote.row == ","
 
 
+def test_a_section_heading_as_the_row_and_the_rows_label_as_the_column_are_read_so() -> None:
+    table = """|  | Balances, January 31, 2018 | Additions |
+|---|---|---|
+| Fiscal 2018 Plan |  |  |
+| Employee terminations costs | $53.0 | $39.2 |
+| Total | $55.5 | $42.4 |
+"""
+    docs = {"table.md": table}
+    said = Quote(
+        source="table.md",
+        row=">> Fiscal 2018 Plan",
+        column=">> Employee terminations costs",
+        text="$53.0",
+    )
+    quote, wrong = placed(said, docs)
+    assert wrong is None
+    assert (quote.row, quote.column) == (
+        "Employee terminations costs",
+        "Balances, January 31, 2018",
+    )
+    assert ground(said.model_copy(update={"text": "$55.5"}), docs) is not None
+
+
 def test_a_paragraphs_number_before_a_comma_grounds() -> None:
     docs = {"paragraphs.md": "as of March 30, 2019, or 1,027 employees, and more"}
     assert ground(Quote(source="paragraphs.md", row="", column="", text="1,027"), docs) is None
