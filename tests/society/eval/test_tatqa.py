@@ -217,6 +217,8 @@ def test_every_question_is_a_case_with_its_reports_documents(tmp_path: Path) -> 
     assert len(tatqa_suite("test", docs_dir=tmp_path).cases) == 1663
     # the society reads, then computes (`--set roles.planner.read_first=false` for the ablation)
     assert suite.defaults.roles.planner.read_first is True
+    # one view's drafts against another view do not pass (`roles.verifier.confidence`)
+    assert suite.defaults.roles.verifier.min_confidence == 0.6
 
 
 def test_a_stratified_draw_is_proportional_per_type_and_reproducible(tmp_path: Path) -> None:
