@@ -10,7 +10,9 @@ the feedback.
 - `valued`: its outputs are values, not a Python object's text (``<class 'itertools.count'>``,
   ``<generator object …>``), ``nan``, ``inf``, control characters or null: what a program that printed the wrong
   name gives, which a second program can repeat;
-- `computed`: its result is computed, not written in as a literal, from inputs that exist.
+- `computed`: its result is computed, not written in as a literal, from inputs that exist;
+- `one_value` (a task whose one output another task reads): it printed that one value, not
+  several lines of values.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import PurePosixPath
 
 from pydantic import JsonValue
 
+from bus.payloads import TaskSpec
 from roles.coder.hints import code_hints, describe_run
 from roles.coder.program_checks import inputs_hint, unchecked_problem
 from roles.execution import ExecutionResult, notes_text
@@ -33,8 +36,10 @@ __all__ = [
     "CHECKS",
     "Attempt",
     "Check",
+    "checks_for",
     "computed",
     "hints_text",
+    "one_value",
     "ran",
     "read_outputs",
     "run_problem",
@@ -204,5 +209,39 @@ def computed(a: Attempt) -> str:
     return unchecked_problem(a.code, read_outputs(a.outputs, a.run), a.inputs, a.quoted)
 
 
+_NUMBER = re.compile(r"\d")
+
+
+def one_value(a: Attempt) -> str:
+    """A task's one output is one value: a live 1.5B count task printed the count, the
+    estimate and their ratio, three lines, and the next task could not read its count."""
+    if len(a.outputs) != 1 or "outputs.json" in a.run.files:
+        return ""
+    said = a.run.stdout.strip()
+    try:
+        json.loads(said)
+    except ValueError:
+        pass
+    else:
+        return ""  # a list or an object, as JSON, is one value
+    lines = [line for line in said.splitlines() if _NUMBER.search(line)]
+    if len(lines) < 2:
+        return ""
+    name = a.outputs[0]
+    return (
+        f"the task has one output, {name!r}, and the program printed {len(lines)} lines "
+        f"of values: print only {name}'s value, once (a list as one JSON list). The other "
+        "values are other tasks' work."
+    )
+
+
 CHECKS: tuple[Check, ...] = (ran, wrote_outputs, valued, computed)
 """Every check of a program, in the order the first problem is reported."""
+
+
+def checks_for(task: TaskSpec) -> tuple[Check, ...]:
+    """Every check; a plan's step towards the answer (one output, not ``answer``, not the
+    goal check) also prints one value, as another task reads it."""
+    if task.purpose == "work" and len(task.outputs) == 1 and task.outputs != ["answer"]:
+        return (*CHECKS, one_value)
+    return CHECKS

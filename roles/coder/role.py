@@ -23,6 +23,7 @@ from bus.verdicts import CheckVerdict
 from roles.calls import ModelCalls
 from roles.coder import function_writer, prose
 from roles.coder.artifacts import save_artifacts
+from roles.coder.checks import checks_for
 from roles.coder.instructions import SYSTEM, task_request, with_libraries
 from roles.coder.missing_imports import with_imports
 from roles.coder.quotation import (
@@ -273,6 +274,7 @@ class Coder(WorkerRole[CoderSettings]):
             assignment.inputs,
             quoted_in(assignment.goal),
             self.deps.libraries,
+            checks_for(task),
             documents=self.documents,
         )
         return await solve(

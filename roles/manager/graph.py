@@ -16,7 +16,13 @@ from graphlib import CycleError, TopologicalSorter
 from rapidfuzz import fuzz, process
 
 from bus.payloads import TaskSpec
-from roles.manager.renames import given_outputs, read_dependencies, restated_outputs, upstream
+from roles.manager.renames import (
+    given_outputs,
+    numbered_ids,
+    read_dependencies,
+    restated_outputs,
+    upstream,
+)
 
 __all__ = ["PlanCheck", "longest_paths", "near_duplicates", "priority_key", "validate_plan"]
 
@@ -133,23 +139,16 @@ def validate_plan(
         return check
     seen: set[str] = set()
     fresh: list[TaskSpec] = []
-    depended = {d for t in tasks for d in t.depends_on}
-    ids = {t.id for t in tasks}
-    for task in tasks:
-        if task.id in seen and task.id not in depended and task.id not in completed:
-            # a second task under an id nothing refers to: it is another task, renamed
-            n = 2
-            while f"{task.id}_{n}" in ids | seen:
-                n += 1
-            check.repaired[f"{task.id}.id.{n}"] = f"{task.id}_{n}"
-            task = task.model_copy(update={"id": f"{task.id}_{n}"})
+    for task in numbered_ids(tasks, set(completed), check.repaired):
         if not _ID.match(task.id):
             check.errors.append(f"task id {task.id!r} must be 1-64 letters, digits, '_' or '-'")
         elif task.id in seen:
-            check.errors.append(
-                f"task id {task.id!r} is used twice and other tasks depend on it: give each "
+            twice = (
+                f"task id {task.id!r} is used twice, once by a task already done: give each "
                 "task an id of its own"
             )
+            if twice not in check.errors:
+                check.errors.append(twice)
         elif task.role not in roles:
             near = _closest(task.role, roles)
             if near is not None:

@@ -1,12 +1,53 @@
-"""How the manager mends a plan's value names where its meaning is unambiguous, each
-mend noted in ``repaired``: an output named like a goal's value, an output stated again
-downstream, and a dependency whose outputs the task does not read."""
+"""How the manager mends a plan's names where their meaning is clear, each mend noted in
+``repaired``: tasks sharing an id, an output named like a goal's value, an output stated
+again downstream, and a dependency whose outputs the task does not read."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 from bus.payloads import TaskSpec
 
-__all__ = ["given_outputs", "read_dependencies", "restated_outputs", "upstream"]
+__all__ = ["given_outputs", "numbered_ids", "read_dependencies", "restated_outputs", "upstream"]
+
+
+def numbered_ids(
+    tasks: list[TaskSpec], completed: set[str], repaired: dict[str, str]
+) -> list[TaskSpec]:
+    """Tasks sharing an id (a live 1.5B plan named all five of its tasks ``compute``) are
+    numbered in plan order: ``<id>``, ``<id>_2``, ... A dependency on the shared id means
+    the earlier tasks of that id whose outputs the task reads, else all earlier ones; one
+    that no earlier task holds is dropped (the wiring adds what the inputs need). An id a
+    completed task holds is left for the refusal: which task is meant is unclear."""
+    shared = {i for i, n in Counter(t.id for t in tasks).items() if n > 1} - completed
+    if not shared:
+        return tasks
+    taken = {t.id for t in tasks}
+    before: dict[str, list[TaskSpec]] = {i: [] for i in shared}
+    out = []
+    for task in tasks:
+        tid = task.id
+        if tid in shared and before[tid]:
+            n = len(before[tid]) + 1
+            while f"{task.id}_{n}" in taken:
+                n += 1
+            tid = f"{task.id}_{n}"
+            taken.add(tid)
+            repaired[f"{task.id}.id.{n}"] = tid
+        deps: list[str] = []
+        for dep in task.depends_on:
+            if dep not in shared:
+                chosen = [dep]
+            else:
+                reads = [t.id for t in before[dep] if set(t.outputs) & set(task.inputs)]
+                chosen = reads or [t.id for t in before[dep]]
+                repaired[f"{tid}.depends_on.{dep}"] = ", ".join(chosen) or "(dropped)"
+            deps += [d for d in chosen if d not in deps]
+        renamed = task.model_copy(update={"id": tid, "depends_on": deps})
+        if task.id in shared:
+            before[task.id].append(renamed)
+        out.append(renamed)
+    return out
 
 
 def given_outputs(

@@ -162,8 +162,12 @@ def test_unknown_dependency_duplicate_id_and_bad_id() -> None:
     )
     assert dropped.ok, dropped.errors
     assert dropped.repaired == {"a.depends_on.z": "(dropped: no such task)", "b.depends_on.A": "a"}
-    twice = validate_plan([t("a"), t("a"), t("b", depends_on=["a"])], roles=ROLES, available=set())
-    assert "used twice and other tasks depend on it" in twice.errors[0]
+    twice = validate_plan(
+        [t("a"), t("a"), t("b", depends_on=["a"])], roles=ROLES, available=set(), completed={"a"}
+    )
+    assert twice.errors == [
+        "task id 'a' is used twice, once by a task already done: give each task an id of its own"
+    ]
     renamed = validate_plan(
         [t("a", desc="x"), t("a", desc="y"), t("a", desc="z")], roles=ROLES, available=set()
     )
@@ -171,6 +175,59 @@ def test_unknown_dependency_duplicate_id_and_bad_id() -> None:
     assert list(renamed.tasks) == ["a", "a_2", "a_3"]
     assert renamed.repaired == {"a.id.2": "a_2", "a.id.3": "a_3"}
     assert "must be 1-64" in validate_plan([t("a b")], roles=ROLES, available=set()).errors[0]
+
+
+def test_tasks_sharing_an_id_are_numbered_and_their_dependencies_read_by_inputs() -> None:
+    """A live 1.5B plan named its five tasks ``compute``, each depending on ``compute``:
+    numbered, each depends on the earlier ones whose outputs it reads."""
+    plan = [
+        t("compute", role="researcher", outputs=["statement"]),
+        t(
+            "compute",
+            desc="count",
+            inputs=["limit", "statement"],
+            outputs=["prime_count"],
+            depends_on=["compute"],
+        ),
+        t(
+            "compute",
+            desc="estimate",
+            inputs=["limit", "statement"],
+            outputs=["estimate"],
+            depends_on=["compute", "compute"],
+        ),
+        t("compute", desc="divide", inputs=["prime_count", "estimate"], outputs=["ratio"]),
+        t(
+            "compute",
+            desc="report",
+            inputs=["prime_count", "estimate", "ratio"],
+            outputs=["answer"],
+            depends_on=["compute"],
+        ),
+    ]
+    check = validate_plan(plan, roles=ROLES, available={"limit"}, given={"limit"})
+    assert check.ok, check.errors
+    deps = {tid: set(task.depends_on) for tid, task in check.tasks.items()}
+    assert deps == {
+        "compute": set(),
+        "compute_2": {"compute"},
+        "compute_3": {"compute"},
+        "compute_4": {"compute_2", "compute_3"},
+        "compute_5": {"compute_2", "compute_3", "compute_4"},
+    }
+    assert check.repaired["compute.id.5"] == "compute_5"
+    # reading none of the earlier ones' outputs, it waits for all of them
+    waits = validate_plan(
+        [
+            t("a", outputs=["x"]),
+            t("a", desc="y", outputs=["y"]),
+            t("b", depends_on=["a"], outputs=["z"]),
+        ],
+        roles=ROLES,
+        available=set(),
+    )
+    assert waits.ok, waits.errors
+    assert set(waits.tasks["b"].depends_on) == {"a", "a_2"}
 
 
 def test_output_made_twice_is_refused() -> None:

@@ -10,7 +10,8 @@ import json
 import pytest
 from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 
-from roles.coder.checks import CHECKS, Attempt
+from bus.payloads import TaskSpec
+from roles.coder.checks import CHECKS, Attempt, checks_for
 from roles.coder.solve import Program, solve
 from roles.errors import TaskFailed
 from roles.execution import ExecutionResult
@@ -130,3 +131,39 @@ async def test_a_forgotten_import_is_added_before_the_run_by_prepare() -> None:
 
     solved = await solve(convo(), Program(["answer"]), fakes.ask, fakes.execute, 1, prepare)
     assert [code for code, _ in fakes.ran] == [GCD_FIXED] and solved.attempts == 1
+
+
+async def test_a_step_that_prints_several_values_for_its_one_output_is_sent_back() -> None:
+    """A live 1.5B count task printed the count, the estimate and their ratio; the next
+    task could not read its count. A plan's step prints its one value; the answer may be
+    several lines, and so may the goal check."""
+    sieve = "n = sum(all(k % d for d in range(2, k)) for k in range(2, 10000))\n"
+    three = sieve + 'print(n)\nprint(n / 1.132)\nprint(f"Ratio: {n / (n / 1.132)}")'
+    one = sieve + "print(n)"
+    runs = {three: printed("1229\n1085.7\nRatio: 1.13\n"), one: printed("1229\n")}
+    count = TaskSpec(id="count", role="coder", description="count the primes", outputs=["n"])
+    fakes = Fakes([fenced(three), fenced(one)], runs)
+    program = Program(["n"], checks=checks_for(count))
+    solved = await solve(convo(), program, fakes.ask, fakes.execute, 3)
+    assert solved.outputs == {"n": 1229} and solved.attempts == 2
+    shown = str(fakes.asked[1][-1].content)
+    assert "one output, 'n'" in shown and "printed 3 lines of values" in shown
+    for task in (
+        count.model_copy(update={"outputs": ["answer"]}),
+        count.model_copy(update={"purpose": "goal_check"}),
+    ):
+        fakes = Fakes([fenced(three)], runs)
+        program = Program(task.outputs, checks=checks_for(task))
+        solved = await solve(convo(), program, fakes.ask, fakes.execute, 3)
+        assert solved.attempts == 1 and solved.outputs == {
+            task.outputs[0]: "1229\n1085.7\nRatio: 1.13"
+        }
+    # a list as JSON over several lines is one value
+    listed = sieve + 'print(f"[{n - 1227},\\n{n - 1226}]")'
+    fakes = Fakes([fenced(listed)], {listed: printed("[2,\n3]\n")})
+    solved = await solve(convo(), program_for(count), fakes.ask, fakes.execute, 3)
+    assert solved.outputs == {"n": [2, 3]}
+
+
+def program_for(task: TaskSpec) -> Program:
+    return Program(task.outputs, checks=checks_for(task))
