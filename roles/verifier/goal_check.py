@@ -30,8 +30,8 @@ OUTPUT = "independent_answer"
 DESCRIPTION = (
     "Answer the overall goal on your own, exactly as it is stated, as an independent check "
     "of the team's answer: the program computes every value the goal asks for from the "
-    "values given with it (a formula or a fact the documents state, it uses as they state "
-    f"it), and writes `{OUTPUT}`: one sentence that states each computed value."
+    f"values given with it, and writes `{OUTPUT}`: one sentence that states each computed "
+    "value."
 )
 
 
