@@ -1,5 +1,6 @@
 """How the coder checks a program's outputs: a second program written independently, and a
-third when the two disagree (or when the second was the first again), whose values decide.
+third when the two disagree (or when the second was the first again), whose values decide;
+when the third merely repeats one side of a disagreement, a fourth written another way.
 
 Values are kept when two programs with different code agree on them (`cross_check`): the
 same code twice, differently commented, is one computation, so it confirms nothing — nor
@@ -82,25 +83,50 @@ async def voted(
     else:  # the check was the first program again: no independent computation yet
         note = f"{CHECK_NOTE} {ANOTHER_WAY}"
         candidates = [first]
+    why = f"programs disagree: {differ}" if differ else "its check program failed"
     try:
         third = await solve(note)
     except TaskFailed as exc:
-        why = f"programs disagree: {differ}" if differ else "its check program failed"
         return Vote(first, note=why, failure=str(exc))
+    if vote := _confirmed(candidates, third, quoted):
+        return vote
+    if differ and any(_echoes(third, kept, quoted) for kept in candidates):
+        # the third repeated one side's program: still one against one, so one more, another way
+        try:
+            fourth = await solve(f"{note} {ANOTHER_WAY}")
+        except TaskFailed as exc:
+            return Vote(first, note=why, failure=str(exc))
+        if vote := _confirmed(candidates, fourth, quoted, programs="four"):
+            return vote
+    why = f"three programs disagree: {differ}" if differ else "no independent check agreed"
+    return Vote(first, note=why)
+
+
+def _echoes(new: Solved, kept: Solved, quoted: frozenset[float]) -> bool:
+    """Whether ``new`` is ``kept`` again: its values and its code."""
+    return not disagreements(kept.outputs, new.outputs, quoted) and same_program(
+        kept.code, new.code
+    )
+
+
+def _confirmed(
+    candidates: list[Solved], new: Solved, quoted: frozenset[float], programs: str = "three"
+) -> Vote | None:
+    """The candidate whose values ``new`` gives by other code, if one does (a candidate it
+    merely repeats is no check: one computation twice)."""
     for kept in candidates:
-        if disagreements(kept.outputs, third.outputs, quoted):
+        if disagreements(kept.outputs, new.outputs, quoted) or same_program(kept.code, new.code):
             continue
-        if same_program(kept.code, third.code):  # one computation twice is no check
-            continue
-        if differ:
-            other = second if kept is first else first
-            gave = "; ".join(disagreements(kept.outputs, other.outputs, quoted))
+        if len(candidates) > 1:
+            others = [c for c in candidates if c is not kept]
+            gave = "; ".join(
+                d for c in others for d in disagreements(kept.outputs, c.outputs, quoted)
+            )
             check = (
-                "two of three programs, written independently, gave the same values "
+                f"two of {programs} programs, written independently, gave the same values "
                 f"(the other gave {gave})"
             )
         else:
             check = "a second program, written another way, gave the same values"
-        return Vote(kept, [check], [kept.exec_id, third.exec_id])
-    why = f"three programs disagree: {differ}" if differ else "no independent check agreed"
-    return Vote(first, note=why)
+        return Vote(kept, [check], [kept.exec_id, new.exec_id])
+    return None

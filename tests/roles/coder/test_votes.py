@@ -58,3 +58,34 @@ async def test_on_a_disagreement_the_third_program_decides() -> None:
     vote = await voted(FIRST, programs, frozenset())
     assert vote.kept.outputs == {"count": 24} and vote.checks
     assert "disagree" in programs.notes[1]
+
+
+ESTIMATE = solved(1085.0, "import math\nprint(10000 // math.log(10000))", "e1")
+EXACT = solved(1085.74, "import math\nx = 10000\nprint(x / math.log(x))", "e2")
+
+
+async def test_a_third_that_repeats_one_side_of_a_disagreement_asks_a_fourth_another_way() -> None:
+    # live 1.5B quickstart (qs3): 1085.0, then 1085.74 twice by one program; the first was kept
+    echo = solved(1085.74, "# check\n" + EXACT.code, "e3")
+    fourth = solved(1085.74, "import numpy as np\nprint(10000 / np.log(10000))", "e4")
+    programs = Programs(EXACT, echo, fourth)
+    vote = await voted(ESTIMATE, programs, frozenset())
+    assert vote.kept is EXACT and vote.evidence == ["e2", "e4"]
+    assert "two of four programs" in vote.checks[0] and "1085.0" in vote.checks[0]
+    assert "disagree" in programs.notes[2] and ANOTHER_WAY in programs.notes[2]
+
+
+async def test_a_fourth_that_agrees_with_no_one_leaves_the_first_unconfirmed() -> None:
+    echo = solved(1085.74, "# check\n" + EXACT.code, "e3")
+    fourth = solved(1229, "print(1229)", "e4")
+    programs = Programs(EXACT, echo, fourth)
+    vote = await voted(ESTIMATE, programs, frozenset())
+    assert vote.kept is ESTIMATE and not vote.checks and "disagree" in vote.note
+    assert len(programs.notes) == 3
+
+
+async def test_a_third_that_decides_nothing_without_echoing_asks_no_fourth() -> None:
+    third = solved(1229, "print(1229)", "e3")
+    programs = Programs(EXACT, third)
+    vote = await voted(ESTIMATE, programs, frozenset())
+    assert not vote.checks and len(programs.notes) == 2
