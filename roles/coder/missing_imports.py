@@ -5,17 +5,21 @@ Small models write ``json.dump(...)`` or ``datetime.date(...)`` and forget the i
 six runs, one NameError). A name used only as ``name.attribute``, bound nowhere in the
 program, that is a standard-library module (or ``np``/``pd`` for the sandbox's numpy and
 pandas) can only mean that module: importing it changes nothing else the program does.
+Likewise a bare name bound nowhere that only ``math`` holds (``log(x)``, ``sqrt(n)``: live
+1.5B quickstart, ``NameError: log``) is imported from it.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import math
 import sys
 
 __all__ = ["with_imports"]
 
 _ALIASES = {"np": "numpy", "pd": "pandas"}
+_MATH = frozenset(n for n in dir(math) if not n.startswith("_"))
 
 
 def _bound(tree: ast.AST) -> set[str]:
@@ -59,8 +63,11 @@ def with_imports(code: str, available: frozenset[str] | None = None) -> tuple[st
     loads = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     as_base = {n.id for n in loads if id(n) in bases}
     bare = {n.id for n in loads if id(n) not in bases}
-    attribute_only = as_base - bare - _bound(tree) - set(dir(builtins))
+    bound = _bound(tree) | set(dir(builtins))
+    attribute_only = as_base - bare - bound
     lines = []
+    if from_math := sorted((bare - as_base - bound) & _MATH):
+        lines.append(f"from math import {', '.join(from_math)}")
     for name in sorted(attribute_only):
         if name in sys.stdlib_module_names and not name.startswith("_"):
             lines.append(f"import {name}")

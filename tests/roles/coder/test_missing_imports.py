@@ -46,3 +46,14 @@ def test_numpy_and_pandas_aliases_only_where_the_sandbox_has_them() -> None:
     fixed, added = with_imports(code, frozenset({"numpy", "pandas"}))
     assert added == ["import math", "import numpy as np", "import pandas as pd"]
     assert fixed.endswith(code)
+
+
+def test_a_bare_math_function_never_bound_is_imported_from_math() -> None:
+    code = "import math\nx = 10000\nprint(round(x / log(x), 2), sqrt(x), math.pi)\n"
+    fixed, added = with_imports(code)
+    assert added == ["from math import log, sqrt"]
+    namespace: dict[str, object] = {"print": lambda *a: namespace.setdefault("out", a)}
+    exec(compile(fixed, "p", "exec"), namespace)
+    assert namespace["out"] == (1085.74, 100.0, 3.141592653589793)
+    for kept in ("from math import log\nprint(log(2))\n", "def log(x):\n    return x\nlog(1)\n"):
+        assert with_imports(kept) == (kept, [])
