@@ -10,6 +10,7 @@ similar) are merged into the first one.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from graphlib import CycleError, TopologicalSorter
 
@@ -21,6 +22,7 @@ from roles.manager.renames import (
     numbered_ids,
     read_dependencies,
     restated_outputs,
+    reused_ids,
     upstream,
 )
 
@@ -127,18 +129,20 @@ def validate_plan(
     *,
     roles: set[str],
     available: set[str],
-    completed: set[str] = frozenset(),  # type: ignore[assignment]
+    completed: Mapping[str, Collection[str]] | None = None,
     threshold: float = 92.0,
     given: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> PlanCheck:
     """Check a plan. ``available`` are value names given by the goal or completed tasks,
-    ``given`` those the goal gives."""
+    ``completed`` the tasks done (their outputs), ``given`` the values the goal gives."""
+    completed = completed or {}
     check = PlanCheck()
     if not tasks:
         check.errors.append("the plan has no tasks: give at least one task towards the goal")
         return check
     seen: set[str] = set()
     fresh: list[TaskSpec] = []
+    tasks = reused_ids(tasks, completed, check.repaired)
     for task in numbered_ids(tasks, set(completed), check.repaired):
         if not _ID.match(task.id):
             check.errors.append(f"task id {task.id!r} must be 1-64 letters, digits, '_' or '-'")

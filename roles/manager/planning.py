@@ -113,7 +113,7 @@ class Planning:
             plan.tasks,
             roles=set(roles),
             available=set(ledger.values(goal.inputs)),
-            completed=set(ledger.completed),
+            completed={tid: list(out) for tid, out in ledger.completed.items()},
             threshold=self.duplicate_threshold,
             given=set(goal.inputs),
         )

@@ -5,10 +5,60 @@ again downstream, and a dependency whose outputs the task does not read."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection, Mapping
 
 from bus.payloads import TaskSpec
 
-__all__ = ["given_outputs", "numbered_ids", "read_dependencies", "restated_outputs", "upstream"]
+__all__ = [
+    "given_outputs",
+    "numbered_ids",
+    "read_dependencies",
+    "restated_outputs",
+    "reused_ids",
+    "upstream",
+]
+
+
+def reused_ids(
+    tasks: list[TaskSpec], done: Mapping[str, Collection[str]], repaired: dict[str, str]
+) -> list[TaskSpec]:
+    """A task given the id of a task already done (``done``: its outputs) that asks for
+    outputs that task never gave is new work, not that task again (a live 1.5B replan named
+    its count ``compute``, the id of a finished reading, and the count was taken as done and
+    never run): it is numbered ``<id>_<n>``, and a dependency on the id means the new task
+    unless the dependent reads only the finished task's outputs (both, when it reads both)."""
+    new = {
+        t.id: t
+        for t in tasks
+        if t.id in done
+        and not set(t.outputs) <= set(done[t.id])
+        and sum(u.id == t.id for u in tasks) == 1
+    }
+    if not new:
+        return tasks
+    taken = {t.id for t in tasks} | set(done)
+    renamed: dict[str, str] = {}
+    for tid in new:
+        n = 2
+        while f"{tid}_{n}" in taken:
+            n += 1
+        renamed[tid] = f"{tid}_{n}"
+        taken.add(renamed[tid])
+        repaired[f"{tid}.id"] = f"{renamed[tid]} (new work: {tid} is done)"
+    out = []
+    for task in tasks:
+        deps: list[str] = []
+        for dep in task.depends_on:
+            chosen = [dep]
+            if dep in new:
+                reads_new = set(task.inputs) & set(new[dep].outputs)
+                reads_done = set(task.inputs) & set(done[dep])
+                chosen = [dep] if reads_done and not reads_new else [renamed[dep]]
+                chosen += [dep] if reads_done and reads_new else []
+            deps += [d for d in chosen if d not in deps]
+        tid = renamed.get(task.id, task.id)
+        out.append(task.model_copy(update={"id": tid, "depends_on": deps}))
+    return out
 
 
 def numbered_ids(

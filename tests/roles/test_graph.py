@@ -30,7 +30,7 @@ def test_a_plan_with_no_tasks_is_refused_never_done() -> None:
     assert not check.ok
     assert check.errors == ["the plan has no tasks: give at least one task towards the goal"]
     # a revision whose tasks were all done before is still a plan (nothing left to do)
-    kept = validate_plan([t("a")], roles=ROLES, available=set(), completed={"a"})
+    kept = validate_plan([t("a")], roles=ROLES, available=set(), completed={"a": []})
     assert kept.ok and kept.kept == ["a"] and not kept.tasks
 
 
@@ -163,7 +163,10 @@ def test_unknown_dependency_duplicate_id_and_bad_id() -> None:
     assert dropped.ok, dropped.errors
     assert dropped.repaired == {"a.depends_on.z": "(dropped: no such task)", "b.depends_on.A": "a"}
     twice = validate_plan(
-        [t("a"), t("a"), t("b", depends_on=["a"])], roles=ROLES, available=set(), completed={"a"}
+        [t("a"), t("a"), t("b", depends_on=["a"])],
+        roles=ROLES,
+        available=set(),
+        completed={"a": []},
     )
     assert twice.errors == [
         "task id 'a' is used twice, once by a task already done: give each task an id of its own"
@@ -287,11 +290,39 @@ def test_completed_tasks_are_kept_and_their_outputs_available() -> None:
         [t("a", outputs=["x"]), t("b", inputs=["x"], depends_on=["a"])],
         roles=ROLES,
         available={"x"},
-        completed={"a"},
+        completed={"a": ["x"]},
     )
     assert check.ok, check.errors
     assert check.kept == ["a"]
     assert list(check.tasks) == ["b"]
+
+
+def test_a_replanned_task_named_like_a_done_one_with_new_outputs_is_new_work() -> None:
+    """A live 1.5B replan named its count ``compute``, the id of plan 1's finished reading:
+    the count was taken as done and never run. It is numbered, and who reads it waits for it."""
+    done = {"compute": ["statement", "definition"], "compute_3": ["estimate"]}
+    plan = [
+        t("compute", inputs=["limit"], outputs=["prime_count"]),
+        t("ratio", inputs=["prime_count", "estimate"], outputs=["answer"], depends_on=["compute"]),
+        t(
+            "cite",
+            role="researcher",
+            inputs=["statement"],
+            outputs=["quote"],
+            depends_on=["compute"],
+        ),
+        t("both", inputs=["statement", "prime_count"], outputs=["b"], depends_on=["compute"]),
+        t("compute_3", inputs=["limit"], outputs=["estimate"]),
+    ]
+    available = {"limit", "statement", "definition", "estimate"}
+    check = validate_plan(plan, roles=ROLES, available=available, completed=done)
+    assert check.ok, check.errors
+    assert check.kept == ["compute_3"]  # the same outputs again: done work, kept
+    assert check.tasks["compute_2"].outputs == ["prime_count"]
+    assert check.repaired["compute.id"] == "compute_2 (new work: compute is done)"
+    assert check.tasks["ratio"].depends_on == ["compute_2"]
+    assert check.tasks["cite"].depends_on == ["compute"]
+    assert check.tasks["both"].depends_on == ["compute_2", "compute"]
 
 
 def test_priority_value_per_effort_then_longest_path() -> None:

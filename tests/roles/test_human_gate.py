@@ -34,7 +34,7 @@ def test_the_approval_question_lists_the_tasks() -> None:
         TaskSpec(id="b", role="coder", description="Count them.", inputs=["x"], depends_on=["a"]),
     ]
     plan = Plan(revision=2, tasks=tasks, success_criteria=["counted"])
-    check = validate_plan(tasks, roles={"researcher", "coder"}, available=set(), completed=set())
+    check = validate_plan(tasks, roles={"researcher", "coder"}, available=set(), completed={})
     assert describe_plan(plan, check) == (
         "Approve plan 2 (2 tasks)?\n"
         "  a (researcher): Explain primes.\n"
