@@ -5,8 +5,8 @@ the feedback.
 
 - `ran`: it exited 0 in time (else the exit code, stderr's tail and the hints that name the
   mistakes small models make);
-- `wrote_outputs`: it wrote every output (``outputs.json``, or a single printed value, or
-  the file its one printed line names);
+- `wrote_outputs`: it wrote every output (``outputs.json``, or the one other JSON file that
+  holds them all, or a single printed value, or the file its one printed line names);
 - `valued`: its outputs are values, not a Python object's text (``<class 'itertools.count'>``,
   ``<generator object …>``), ``nan``, ``inf``, control characters or null: what a program that printed the wrong
   name gives, which a second program can repeat;
@@ -83,6 +83,8 @@ def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValu
             msg = f"outputs.json lacks {missing}"
             raise AnswerInvalid(msg)
         return {o: data[o] for o in outputs}
+    if outputs and (misnamed := _misnamed_outputs(run, outputs)) is not None:
+        return misnamed
     if len(outputs) == 1 and run.stdout.strip():
         text = _named_file(run) or run.stdout.strip()
         try:
@@ -94,6 +96,22 @@ def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValu
         return {}
     msg = f"the program wrote no outputs.json with {outputs}"
     raise AnswerInvalid(msg)
+
+
+def _misnamed_outputs(run: ExecutionResult, outputs: list[str]) -> dict[str, JsonValue] | None:
+    """The outputs from the one other JSON file the program wrote that holds them all
+    (``output.json``, a live 1.5B count task: its own values under another file name)."""
+    found = []
+    for name, data in run.files.items():
+        if not name.endswith(".json") or name in ("outputs.json", "inputs.json"):
+            continue
+        try:
+            held = json.loads(data)
+        except ValueError:
+            continue
+        if isinstance(held, dict) and all(o in held for o in outputs):
+            found.append({o: held[o] for o in outputs})
+    return found[0] if len(found) == 1 else None
 
 
 def _named_file(run: ExecutionResult) -> str | None:

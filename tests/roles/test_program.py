@@ -13,6 +13,7 @@ from pydantic import JsonValue
 from roles.coder.checks import read_outputs
 from roles.execution import CodeRunner, ExecutionResult
 from roles.program import files_for, unwrapped, wrapped
+from roles.structured import AnswerInvalid
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(120)]
 
@@ -49,6 +50,24 @@ print("Answer has been written to answer.txt")
     assert read_outputs(["answer"], result) == {"answer": "1229 primes, ratio 1.132"}
     plain = await run(shared_sandbox, "open('answer.txt', 'w').write('x')\nprint(7)", {}, {})
     assert read_outputs(["answer"], plain) == {"answer": 7}  # a line naming no file: as printed
+
+
+async def test_outputs_written_to_one_other_json_file_that_holds_them_all_are_read(
+    shared_sandbox: object,
+) -> None:
+    code = """
+import json
+json.dump({"prime_count": 1229, "estimate": 1085.7}, open("output.json", "w"))
+json.dump({"other": 1}, open("notes.json", "w"))
+"""
+    result = await run(shared_sandbox, code, {"limit": 10000}, {})
+    assert result.ok, result.stderr
+    assert read_outputs(["prime_count"], result) == {"prime_count": 1229}
+    with pytest.raises(AnswerInvalid, match=r"wrote no outputs\.json"):
+        read_outputs(["ratio"], result)  # no file holds it
+    twice = await run(shared_sandbox, code.replace('{"other": 1}', '{"prime_count": 7}'), {}, {})
+    with pytest.raises(AnswerInvalid, match=r"wrote no outputs\.json"):
+        read_outputs(["prime_count"], twice)  # two files hold it: which is meant is unclear
 
 
 async def test_dates_decimals_and_numpy_values_are_written_as_json(shared_sandbox: object) -> None:
