@@ -223,8 +223,16 @@ def valued(a: Attempt) -> str:
 
 
 def computed(a: Attempt) -> str:
-    """Its result is computed, from inputs that exist (`unchecked_problem`)."""
-    return unchecked_problem(a.code, read_outputs(a.outputs, a.run), a.inputs, a.quoted)
+    """Its result is computed, from inputs that exist (`unchecked_problem`). A number the
+    task is given as an input is no more worked out outside the program than one the goal
+    states (a live 1.5B report task wrote the count and estimate it was given as literals,
+    and was sent back twice)."""
+    given = frozenset(
+        float(v)
+        for v in a.inputs.values()
+        if isinstance(v, int | float) and not isinstance(v, bool)
+    )
+    return unchecked_problem(a.code, read_outputs(a.outputs, a.run), a.inputs, a.quoted | given)
 
 
 _NUMBER = re.compile(r"\d")

@@ -70,6 +70,19 @@ json.dump({"other": 1}, open("notes.json", "w"))
         read_outputs(["prime_count"], twice)  # two files hold it: which is meant is unclear
 
 
+async def test_a_program_ending_on_a_bare_dict_has_it_written_as_its_outputs(
+    shared_sandbox: object,
+) -> None:
+    code = '# report\n{\n    "answer": f"Count: {count}, ratio: {count / 1085.74:.3f}"\n}\n'
+    result = await run(shared_sandbox, code, {"count": 1229}, {})
+    assert result.ok, result.stderr
+    assert read_outputs(["answer"], result) == {"answer": "Count: 1229, ratio: 1.132"}
+    own = 'import json\njson.dump({"answer": 7}, open("outputs.json", "w"))\n{"answer": 8}\n'
+    assert read_outputs(["answer"], await run(shared_sandbox, own, {}, {})) == {"answer": 7}
+    failing = '{"answer": 1}\nraise SystemExit(f"line {2}")\n'  # the last statement is not a dict
+    assert "outputs.json" not in (await run(shared_sandbox, failing, {}, {})).files
+
+
 async def test_dates_decimals_and_numpy_values_are_written_as_json(shared_sandbox: object) -> None:
     code = """
 import datetime, decimal, json

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from roles.coder.checks import Attempt, computed
 from roles.coder.program_checks import (
     inputs_hint,
     missing_inputs,
@@ -9,6 +10,7 @@ from roles.coder.program_checks import (
     unchecked_problem,
     written_in,
 )
+from roles.execution import ExecutionResult
 from roles.verifier.agreement import quoted_in
 
 GOAL = quoted_in("How many prime numbers are there below 10000?")
@@ -114,3 +116,13 @@ def test_inputs_read_without_loading_them_are_checked_against_what_is_given() ->
     code = "start = inputs['start_time']\nprint(start)"
     assert missing_inputs(code, {}) == ["start_time"]
     assert missing_inputs(code, {"start_time": "09:10"}) == []
+
+
+def test_a_report_that_writes_the_numbers_it_was_given_is_not_sent_back() -> None:
+    """A live 1.5B report task wrote the count and estimate it was given as literals."""
+    report = 'answer = "Count: 1229, estimate: 1085.74, ratio: 1.132"\nprint(answer)'
+    run = ExecutionResult(exit_code=0, stdout="Count: 1229, estimate: 1085.74, ratio: 1.132\n")
+    given = {"prime_count": 1229, "estimate": 1085.74, "ratio": 1.132}
+    assert computed(Attempt(report, run, ["answer"], given, GOAL)) == ""
+    made_up = {"prime_count": 1229, "estimate": 1085.74}  # the ratio is worked out elsewhere
+    assert "writes it in as a literal" in computed(Attempt(report, run, ["answer"], made_up, GOAL))
