@@ -103,10 +103,13 @@ class Drift:
             # the final answer), so they feed it whatever their words
             depended = {d for t in plan.tasks for d in t.depends_on}
             consumed |= {o for t in plan.tasks if t.id not in depended for o in t.outputs}
+        waited_for = {d for t in plan.tasks for d in t.depends_on}
         drifting = []
         for task in plan.tasks:
-            if consumed.intersection(task.outputs):
-                continue  # it feeds the answer path: not a wanderer, whatever its words
+            if consumed.intersection(task.outputs) or task.id in waited_for:
+                # it feeds the answer path (a task waits for it, and the manager gives that
+                # task its outputs): not a wanderer, whatever its words
+                continue
             task_words = words(task.description)
             union = task_words | self.goal_words
             if (

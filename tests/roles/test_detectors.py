@@ -111,6 +111,14 @@ def test_drift_names_off_goal_tasks_that_feed_nothing() -> None:
     assert "poem" in finding.summary
     assert "count" not in finding.summary
     assert detect_drift([plan(helper, uses)], goal, S) == []  # helpers feed the answer
+    # a live 1.5B plan: a reading in the planner's template words that the count waits for
+    # but reads nothing of (the manager wires its outputs in); it was cancelled as drift
+    reading = TaskSpec(
+        id="find", role="researcher", description="Read the documents", outputs=["primes"]
+    )
+    waits = on.model_copy(update={"depends_on": ["find"]})
+    assert detect_drift([plan(reading, waits)], goal, S) == []
+    assert "find" in detect_drift([plan(reading, on)], goal, S)[0].summary
 
 
 def test_redo_of_a_completed_task() -> None:
