@@ -133,9 +133,10 @@ def wrapped(code: str) -> str:
         body = ast.parse(code).body
     except SyntaxError:
         body = []
-    if body and isinstance(body[-1], ast.Expr) and isinstance(body[-1].value, ast.Dict):
+    last = body[-1] if body else None
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Dict) and not last.col_offset:
         lines = code.splitlines(keepends=True)
-        at = body[-1].lineno - 1
+        at = last.lineno - 1
         lines[at] = f"{LAST} = {lines[at]}"
         code = "".join(lines)
     return LINE + code
