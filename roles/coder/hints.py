@@ -17,6 +17,7 @@ __all__ = ["code_hints", "describe_run"]
 
 _TAIL = 1500
 _NAME_ERROR = re.compile(r"NameError: name '([^']+)' is not defined")
+_NO_SUCH_NAME = re.compile(r"ImportError: cannot import name '([^']+)' from '([^']+)'")
 
 
 def _tail(text: str, n: int = _TAIL) -> str:
@@ -126,6 +127,13 @@ def code_hints(code: str, run: ExecutionResult, outputs: list[str]) -> list[str]
         if _assigned(tree, name):
             hint += f" Do not also name a variable {name}: that hides the function."
         hints.append(hint)
+    if absent := _NO_SUCH_NAME.search(run.stderr):
+        name, module = absent.groups()
+        hints.append(
+            f"{module} has no {name} here, however often it is imported: do not import it "
+            f"again. Write {name} yourself from its definition, or compute what the task "
+            "needs another way."
+        )  # a live 1.5B estimate imported li from scipy.special on six attempts
     if "object is not callable" in run.stderr:
         for name in _shadowed(tree):
             hints.append(

@@ -66,3 +66,13 @@ def test_a_function_hidden_by_a_variable_of_its_name_is_named() -> None:
     stderr = "TypeError: 'int' object is not callable"
     hints = code_hints(code, ExecutionResult(exit_code=1, stderr=stderr), ["answer"])
     assert any("gcd is given a value (`gcd = ...`) and also called as gcd(...)" in h for h in hints)
+
+
+def test_a_name_its_module_does_not_have_is_not_imported_again() -> None:
+    failed = ExecutionResult(
+        exit_code=1,
+        stderr="ImportError: cannot import name 'li' from 'scipy.special' (/opt/site/x.py)\n",
+    )
+    hint = code_hints("from scipy.special import li\nprint(li(10000))\n", failed, ["e"])[0]
+    assert hint.startswith("scipy.special has no li here") and "do not import it again" in hint
+    assert code_hints("print(1)\n", ExecutionResult(exit_code=0, stdout="1\n"), ["e"]) == []
