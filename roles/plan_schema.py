@@ -34,13 +34,17 @@ decoding badly; the manager's validation still caps an id at 64 characters)."""
 
 @functools.cache
 def plan_shape(
-    roles: tuple[str, ...], max_tasks: int | None = None, reads_first: bool = False
+    roles: tuple[str, ...],
+    max_tasks: int | None = None,
+    reads_first: bool = False,
+    reads_optional: bool = False,
 ) -> AnswerShape[PlanAnswer]:
     """The plan's schema as the model is held to it: ``role`` one of the run's roles, ids
     and value names identifiers, each task giving an output, so constrained decoding rules
     those mistakes out (the manager still validates, and refuses what gets through, saying
     what to change). With
-    ``reads_first``, the first task is the researcher's and only others' follow."""
+    ``reads_first``, the first task is the researcher's and only others' follow; with
+    ``reads_optional`` (a replan over documents), likewise, or with no reading at all."""
     doc = copy.deepcopy(PlanAnswer.model_json_schema())
     task = doc["$defs"]["TaskSpec"]["properties"]
     if roles:
@@ -55,8 +59,8 @@ def plan_shape(
     # all three, in this order: a live 1.5B plan holding only "outputs" required wrote it
     # first and left every task's inputs out
     doc["$defs"]["TaskSpec"]["required"] += ["inputs", "outputs", "depends_on"]
-    if reads_first:
-        doc["properties"]["tasks"] = _reading_first(doc, roles, max_tasks or 5)
+    if reads_first or reads_optional:
+        doc["properties"]["tasks"] = _reading_first(doc, roles, max_tasks or 5, reads_optional)
     known = set(roles)
 
     def check(answer: PlanAnswer) -> str | None:
@@ -70,11 +74,16 @@ def plan_shape(
     return AnswerShape(PlanAnswer, doc, check)
 
 
-def _reading_first(doc: dict[str, Any], roles: tuple[str, ...], most: int) -> dict[str, Any]:
+def _reading_first(
+    doc: dict[str, Any], roles: tuple[str, ...], most: int, optional: bool = False
+) -> dict[str, Any]:
     """The tasks as a researcher's, then one to ``most - 1`` of the other roles (reading,
     then computing: a live 1.5B plan free to give the researcher any task gave it the
     counting and the comparing), the last of them giving the ``answer`` (a plan whose last
-    task gave "difference" and "closeness" answered nothing). llama.cpp's grammar takes
+    task gave "difference" and "closeness" answered nothing). ``optional``: the reading may
+    be left out (a replan, its reading often done: four live 1.5B replans of the quickstart
+    gave the researcher the estimate or the ratio, which it made up, and two answered with
+    no ``answer``). llama.cpp's grammar takes
     ``prefixItems`` as the whole array (as JSON Schema does with ``items`` false), so each
     length is one alternative."""
     spec = doc["$defs"]["TaskSpec"]
@@ -94,14 +103,12 @@ def _reading_first(doc: dict[str, Any], roles: tuple[str, ...], most: int) -> di
     doc["$defs"].update(ReadingTask=reading, LaterTask=after, AnswerTask=last)
     first, then = {"$ref": "#/$defs/ReadingTask"}, {"$ref": "#/$defs/LaterTask"}
     end = {"$ref": "#/$defs/AnswerTask"}
+    shapes = [[first, *[then] * (n - 1), end] for n in range(1, max(most, 2))]
+    if optional:
+        shapes += [[*[then] * (n - 1), end] for n in range(1, most + 1)]
     return {
         "anyOf": [
-            {
-                "type": "array",
-                "prefixItems": [first, *[then] * (n - 1), end],
-                "items": False,
-                "minItems": n + 1,
-            }
-            for n in range(1, max(most, 2))
+            {"type": "array", "prefixItems": shape, "items": False, "minItems": len(shape)}
+            for shape in shapes
         ]
     }

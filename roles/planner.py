@@ -205,10 +205,16 @@ class Planner(Role[PlannerSettings]):
         if self.lessons is None:  # the goal does not change within a run: recall once
             self.lessons = await self.recall(request.goal, parent=env)
         try:
-            reads = first and self._has_documents() and "researcher" in self.roles(request)
+            reads = self._has_documents() and "researcher" in self.roles(request)
+            shape = plan_shape(
+                self.roles(request),
+                self.settings.max_tasks,
+                reads_first=reads and first,
+                reads_optional=reads and not first,
+            )
             answer = await self.calls.structured(
                 self.prompt(request),
-                plan_shape(self.roles(request), self.settings.max_tasks, reads_first=reads),
+                shape,
                 what="plan",
                 parent=env,
                 task_id=None,

@@ -78,6 +78,17 @@ def test_a_first_plan_over_documents_is_held_to_reading_then_computing() -> None
     ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"success_criteria": ["x"], "tasks": tasks}, doc)
+    replan = plan_shape(("researcher", "coder"), 5, reads_optional=True).doc
+    for tasks in ([read, last], [last], [_task("b", "coder"), last]):
+        jsonschema.validate({"success_criteria": ["x"], "tasks": tasks}, replan)
+    # the live replans: the researcher given the estimate after the count; no answer at all
+    for tasks in (
+        [_task("b", "coder"), _task("estimate", "researcher"), last],
+        [_task("b", "coder")],
+        [_task(f"c{i}", "coder") for i in range(5)] + [last],
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({"success_criteria": ["x"], "tasks": tasks}, replan)
     plain = plan_shape(("researcher", "coder"), 5).doc
     jsonschema.validate({"success_criteria": ["x"], "tasks": [_task("c", "coder")]}, plain)
     for gives in ({"outputs": []}, {}):  # a task that gives nothing loses its work
