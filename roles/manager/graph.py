@@ -18,6 +18,7 @@ from rapidfuzz import fuzz, process
 
 from bus.payloads import TaskSpec
 from roles.manager.renames import (
+    answer_reads_upstream,
     given_outputs,
     numbered_ids,
     read_dependencies,
@@ -188,7 +189,7 @@ def validate_plan(
 
     position = {tid: n for n, tid in enumerate(order)}
     fresh = restated_outputs(fresh, position, check.repaired)
-    fresh = read_dependencies(fresh, check.repaired)
+    fresh = answer_reads_upstream(read_dependencies(fresh, check.repaired), check.repaired)
     producers: dict[str, str] = {}
     by_id = {t.id: t for t in fresh}
     for task in fresh:

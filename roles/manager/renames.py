@@ -10,6 +10,7 @@ from collections.abc import Collection, Mapping
 from bus.payloads import TaskSpec
 
 __all__ = [
+    "answer_reads_upstream",
     "given_outputs",
     "numbered_ids",
     "read_dependencies",
@@ -191,5 +192,35 @@ def read_dependencies(fresh: list[TaskSpec], repaired: dict[str, str]) -> list[T
         ]
         for name in unread:
             repaired[f"{task.id}.inputs.+{name}"] = "from a task it depends on"
+        out.append(task.model_copy(update={"inputs": [*task.inputs, *unread]}) if unread else task)
+    return out
+
+
+def answer_reads_upstream(fresh: list[TaskSpec], repaired: dict[str, str]) -> list[TaskSpec]:
+    """The task giving ``answer`` reads every output computed upstream of it: it states the
+    values the goal asks for (a live 1.5B report read the estimate and the difference but
+    not the count two tasks up, and counted again, wrongly: 78,497)."""
+    by_id = {t.id: t for t in fresh}
+    out = []
+    for task in fresh:
+        if "answer" not in task.outputs:
+            out.append(task)
+            continue
+        seen: list[str] = []
+        todo = list(task.depends_on)
+        while todo:
+            tid = todo.pop(0)
+            if tid in by_id and tid not in seen:
+                seen.append(tid)
+                todo += by_id[tid].depends_on
+        unread = [
+            o
+            for tid in seen
+            for o in by_id[tid].outputs
+            if o not in task.inputs and o not in task.outputs
+        ]
+        unread = list(dict.fromkeys(unread))
+        for name in unread:
+            repaired[f"{task.id}.inputs.+{name}"] = "computed upstream of the answer"
         out.append(task.model_copy(update={"inputs": [*task.inputs, *unread]}) if unread else task)
     return out

@@ -449,3 +449,25 @@ def test_a_task_that_waits_for_another_and_reads_none_of_its_outputs_is_given_th
     assert check.tasks["count"].inputs == ["limit", "statement"]
     assert check.repaired["count.inputs.+statement"] == "from a task it depends on"
     assert check.tasks["other"].inputs == ["statement"]  # it reads it already
+
+
+def test_the_answer_reads_every_output_computed_upstream_of_it() -> None:
+    """A live 1.5B report read the estimate and the difference but not the count two tasks
+    up, and counted again, wrongly."""
+    plan = [
+        t("count", inputs=["limit"], outputs=["count"]),
+        t("estimate", inputs=["limit"], outputs=["estimate"]),
+        t(
+            "diff",
+            inputs=["estimate", "count"],
+            outputs=["difference"],
+            depends_on=["count", "estimate"],
+        ),
+        t("side", outputs=["unused"]),
+        t("report", inputs=["estimate", "difference"], outputs=["answer"], depends_on=["diff"]),
+    ]
+    check = validate_plan(plan, roles=ROLES, available={"limit"}, given={"limit"})
+    assert check.ok, check.errors
+    assert check.tasks["report"].inputs == ["estimate", "difference", "count"]
+    assert check.repaired["report.inputs.+count"] == "computed upstream of the answer"
+    assert check.tasks["diff"].inputs == ["estimate", "count"]  # not the answer: as planned
