@@ -36,7 +36,7 @@ from roles.coder.quotation import (
 )
 from roles.coder.select import View, select
 from roles.coder.solve import Program, solve
-from roles.coder.votes import Solved, voted
+from roles.coder.votes import Solved, Vote, voted
 from roles.context import RoleContext
 from roles.errors import ModelAnswerError, TaskFailed
 from roles.examples import Example, examples_in
@@ -107,24 +107,20 @@ class Coder(WorkerRole[CoderSettings]):
     async def _voted(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """Outputs other than the answer: checked by a second program written independently,
         and a third to break a tie (`roles.coder.votes`)."""
-        task = assignment.task
         first = await self._solve(env, assignment, self.prompt(assignment))
+        vote = await self._vote(env, assignment, first)
+        return self._done(assignment, vote.kept, note=vote.note, verdicts=[vote.verdict()])
+
+    async def _vote(self, env: Envelope, assignment: TaskAssignment, first: Solved) -> Vote:
+        """``first`` checked by programs written independently (`roles.coder.votes`)."""
 
         async def solve(note: str) -> Solved:
             return await self._solve(env, assignment, self.prompt(assignment, note))
 
         vote = await voted(first, solve, quoted_in(assignment.goal))
         if vote.failure:
-            self.log.info("check program failed", task=task.id, error=vote.failure[:200])
-        agreed = CheckVerdict(
-            kind="agreement",
-            what=vote.checks[0] if vote.checks else (vote.note or "no second program agreed"),
-            candidate=vote.kept.exec_id,
-            passed=bool(vote.checks),
-            independent=False,
-            evidence=vote.evidence,
-        )
-        return self._done(assignment, vote.kept, note=vote.note, verdicts=[agreed])
+            self.log.info("check program failed", task=assignment.task.id, error=vote.failure[:200])
+        return vote
 
     async def _selected(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """The answer: the verifier's check from the goal alone, then candidates drawn through
@@ -206,8 +202,9 @@ class Coder(WorkerRole[CoderSettings]):
 
     async def _goal_check(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """One program that answers the whole goal, itself the check of the plan's answer
-        (`roles.verifier.goal_check`); when it cannot be had, the answer is left unchecked by it
-        rather than the run failed."""
+        (`roles.verifier.goal_check`), and a second written independently (its answer can stand
+        for the plan's); when none can be had, the answer is left unchecked by it rather than
+        the run failed."""
         try:
             solved = await self._solve(env, assignment, self.prompt(assignment))
         except TaskFailed as exc:
@@ -215,15 +212,18 @@ class Coder(WorkerRole[CoderSettings]):
             note = f"no independent answer: {str(exc)[:300]}"
             solved = Solved(outputs, {}, "", 0)
             return self._done(assignment, solved, note=note)
+        # a second program, so that where the plan gives no answer or another, this one can
+        # stand in its place (`roles.verifier.goal_check.standing`)
+        vote = await self._vote(env, assignment, solved)
         held = CheckVerdict(
             kind="goal_check",
             what="it is itself the independent check of the plan's answer",
-            candidate=solved.exec_id,
+            candidate=vote.kept.exec_id,
             passed=True,
             independent=True,
-            evidence=[solved.exec_id],
+            evidence=[vote.kept.exec_id],
         )
-        return self._done(assignment, solved, verdicts=[held])
+        return self._done(assignment, vote.kept, note=vote.note, verdicts=[held, vote.verdict()])
 
     def _done(
         self,
@@ -410,7 +410,7 @@ STRATEGIES: tuple[Strategy, ...] = (
     Strategy("once", lambda a, s: True, Coder._once),
 )
 """In order, the first that fits answers: a function by drafts and the verifier's tests; the
-goal check by one program; the answer by candidates drawn through views and selected (the
+goal check by two programs; the answer by candidates drawn through views and selected (the
 researcher's quotation one of them); with checks off, an answer the researcher quoted by the
 quotation; other outputs by a second program that must agree; else one program, unchecked."""
 

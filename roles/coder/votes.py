@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from pydantic import JsonValue
 
+from bus.verdicts import CheckVerdict
 from roles.coder.program_checks import same_program
 from roles.errors import TaskFailed
 from roles.verifier.agreement import disagreements
@@ -59,6 +60,18 @@ class Vote:
     evidence: list[str] = field(default_factory=list)
     note: str = ""
     failure: str = ""
+
+    def verdict(self) -> CheckVerdict:
+        """The agreement verdict: passed when another program gave the kept values (one
+        model's programs: not independent)."""
+        return CheckVerdict(
+            kind="agreement",
+            what=self.checks[0] if self.checks else (self.note or "no second program agreed"),
+            candidate=self.kept.exec_id,
+            passed=bool(self.checks),
+            independent=False,
+            evidence=self.evidence,
+        )
 
 
 async def voted(

@@ -8,11 +8,11 @@ import json
 from pydantic import JsonValue
 
 from bus.payloads import Final
-from bus.verdicts import CheckVerdict
+from bus.verdicts import CheckVerdict, Verdict
 from roles.budget import BudgetTracker
 from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler, TaskState
-from roles.verifier.goal_check import OUTPUT
+from roles.verifier.goal_check import GOAL_CHECK, OUTPUT, standing
 from roles.verifier.rule import unverified_reason, verdict_of
 
 __all__ = [
@@ -148,11 +148,20 @@ def final_message(
     """The run's final message: the answer, every output and artifact, the summary line."""
     answer, outputs = final_answer(ledger.completed, scheduler)
     _, sources = synthesize(ledger.completed, scheduler)
-    goal_check = None
-    for tid in sorted(_checks(scheduler)):
-        independent = ledger.completed.get(tid, {}).get(OUTPUT)
-        goal_check = (goal, independent, ledger.checked.get(tid, []))
+    goal_check, checker = None, max(_checks(scheduler), default="")
+    if not checker and GOAL_CHECK in ledger.completed:  # done under an earlier plan
+        checker = GOAL_CHECK
+    if checker:
+        independent = ledger.completed.get(checker, {}).get(OUTPUT)
+        goal_check = (goal, independent, ledger.checked.get(checker, []))
     verdict = verdict_of(answer, sources, _with_grounding(ledger, scheduler, sources), goal_check)
+    if not verdict.verified and status in ("succeeded", "failed") and goal_check is not None:
+        stood = standing(answer, goal_check[1], goal_check[2], goal)
+        if stood is not None:  # two programs answering the goal as stated, against the plan
+            answer, sources, status, reason = str(goal_check[1]), [checker], "succeeded", ""
+            verdict = Verdict(
+                verified=True, checks=[stood.what], evidence=stood.evidence, verdicts=[stood]
+            )
     stated = [ledger.confidence[t] for t in sources if t in ledger.confidence]
     if stated:  # the answer is as sure as its least sure source
         verdict = verdict.model_copy(update={"confidence": min(stated, key=lambda c: c.score)})

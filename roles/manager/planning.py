@@ -14,7 +14,7 @@ from bus.payloads import Goal, Plan, PlanDecision, PlanRequest
 from roles.manager.graph import PlanCheck, validate_plan
 from roles.manager.ledger import Ledger
 from roles.manager.tasks import Finish
-from roles.verifier.goal_check import goal_check_task, wants_goal_check
+from roles.verifier.goal_check import GOAL_CHECK, goal_check_task, wants_goal_check
 
 __all__ = ["Planning", "Refused", "Review", "Stale", "Valid"]
 
@@ -121,6 +121,7 @@ class Planning:
             if (
                 self.goal_check
                 and goal.deliverable is None
+                and GOAL_CHECK not in ledger.completed  # a replan keeps the one done
                 and wants_goal_check(check.tasks, set(roles))
             ):
                 added = goal_check_task(sorted(goal.inputs))

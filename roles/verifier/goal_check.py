@@ -2,6 +2,13 @@
 the whole goal on its own, from the goal's values only, and the plan's answer is verified
 only when the two agree.
 
+When the plan gives no answer, or one the goal check disagrees with, and a second program
+answering the whole goal, written independently, gave the goal check's values, those values
+stand as the run's answer (`standing`): two computations of the goal as stated against the
+plan's one, whose steps a small planner may have worded away from the goal (a live 1.5B
+quickstart's plan asked "how close" the count was and divided the excess by the estimate,
+0.132, where the goal asks for the count divided by the estimate, 1.132).
+
 Each task's own check sees only that task: in the dev suite's leave-part-time (1.5B), a
 coder computed 14.625 days from a formula it had never been given, a second program did
 the same, and a last task that only passed the number on was "checked" by two programs
@@ -17,13 +24,15 @@ from pydantic import JsonValue
 
 from bus.evidence import EVIDENCE
 from bus.payloads import TaskSpec
+from bus.verdicts import CheckVerdict
 from roles.verifier.agreement import agree, quoted_in
+from roles.verifier.values import numbers
 
-__all__ = ["GOAL_CHECK", "OUTPUT", "goal_check_task", "judged", "wants_goal_check"]
+__all__ = ["GOAL_CHECK", "OUTPUT", "goal_check_task", "judged", "standing", "wants_goal_check"]
 
 GOAL_CHECK = "goal_check"
 """The id the task that answers the whole goal on its own is given (what it is, is its
-``purpose``: nothing compares this id)."""
+``purpose``; a replan finds the one an earlier plan did by this id, and keeps it)."""
 OUTPUT = "independent_answer"
 """Its output (not ``answer``: the plan's answer stays the plan's)."""
 
@@ -70,4 +79,35 @@ def judged(answer: str, independent: JsonValue, goal: str) -> tuple[bool, str]:
     return False, (
         f"{GOAL_CHECK}: a program answering the whole goal on its own gave "
         f"{str(independent)[:200]!r}, which does not agree with the answer"
+    )
+
+
+def standing(
+    answer: str | None, independent: JsonValue, shown: list[CheckVerdict], goal: str
+) -> CheckVerdict | None:
+    """The verdict by which the goal check's own answer (``independent``) stands as the run's:
+    the plan gave none or one it disagrees with, and the goal check's values were given again
+    by a second program written independently (a passed ``agreement`` among ``shown``, its
+    task's verdicts). None when it does not stand — also when it states only numbers the goal
+    states: two programs echoing the goal agree on nothing they computed."""
+    if not isinstance(independent, str) or not independent.strip():
+        return None
+    quoted = quoted_in(goal)
+    if answer is not None and agree(answer, independent, quoted):
+        return None  # it checks the plan's answer instead (`judged`)
+    confirmed = [v for v in shown if v.kind == "agreement" and v.passed]
+    stated = numbers(independent)
+    if not confirmed or (stated and all(n in quoted for n in stated)):
+        return None
+    plan = f"the plan's answer {answer[:200]!r} disagrees" if answer else "the plan gave no answer"
+    return CheckVerdict(
+        kind="goal_check",
+        what=(
+            f"{GOAL_CHECK}: {plan}; two programs answering the whole goal on their own agree "
+            f"({confirmed[0].what}), so their answer stands"
+        ),
+        candidate=OUTPUT,
+        passed=True,
+        independent=True,
+        evidence=confirmed[0].evidence,
     )

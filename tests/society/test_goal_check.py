@@ -27,18 +27,39 @@ json.dump({"answer": days}, open("outputs.json", "w"))
 that only load and write are one computation)."""
 
 
-def two_tasks(check: str, output: str = "answer") -> str:
+SAY_MORE = SAY.replace(
+    'd = json.load(open("inputs.json"))["days"]',
+    'd = f"{int(json.load(open("inputs.json"))["days"].split()[0]) + 10} days"',
+)
+SAY_MORE_OTHER = SAY_OTHER.replace(
+    'days = str(values["days"]).strip()',
+    'days = "%d days" % (int(str(values["days"]).split(" ")[0]) + 10)',
+)
+"""The last task's two programs, misreading the task alike: ten days too many."""
+
+
+def two_tasks(
+    check: str,
+    output: str = "answer",
+    check_other: str = "",
+    say: tuple[str, str] = (SAY, SAY_OTHER),
+) -> str:
     """A two-task plan whose answer (``output``) is only passed on by its last task, with the
-    manager's goal check on; ``check`` is the program that answers the whole goal on its own.
+    manager's goal check on; ``check`` is the program that answers the whole goal on its own
+    (and ``check_other`` its second program; none: it repeats ``check``).
     The script takes the live path: each task's second program (its independent check) and,
     for a task giving ``answer``, the verifier's statement before the candidates."""
     count, count_other = (p.replace('"answer"', '"days"') for p in (DAYS, DAYS_OTHER))
-    say, say_other = (p.replace('"answer"', f'"{output}"') for p in (SAY, SAY_OTHER))
+    say_first, say_other = (p.replace('"answer"', f'"{output}"') for p in say)
+    checks = (
+        [("(?s)independent check of the team.*of a teammate", check_other)] if check_other else []
+    )
     coder = coded(
         ("(?s)Count the days.*independent check of a teammate", count_other),
         ("Count the days", count),
         ("(?s)Say the days.*independent check of a teammate", say_other),
-        ("Say the days", say),
+        ("Say the days", say_first),
+        *checks,
         ("independent check of the team", check),
     )
     verifier = f"    - instructions: without seeing it\n      answer: {A_COUNT}\n"
@@ -91,6 +112,20 @@ async def test_an_answer_the_whole_goal_program_disagrees_with_is_not_verified(
     assert final.verdict is not None and not final.verdict.verified
     assert "gave '-19 days', which does not agree with the answer" in final.verdict.checks[0]
     assert final.reason.startswith("goal_check:")
+
+
+async def test_two_programs_answering_the_whole_goal_stand_against_a_plan_that_misread_it(
+    run_yaml: RunYaml,
+) -> None:
+    first, other = (p.replace('"answer"', '"independent_answer"') for p in (DAYS_OTHER, DAYS))
+    outcome = await run_yaml(two_tasks(first, check_other=other, say=(SAY_MORE, SAY_MORE_OTHER)))
+    final = outcome.final
+    assert final is not None and final.status == "succeeded", final
+    assert final.answer == "319 days"  # the goal check's, not the plan's 329
+    assert final.outputs["answer"] == "329 days"  # the plan's answer is kept among the outputs
+    assert final.verdict is not None
+    (stood,) = final.verdict.verdicts
+    assert stood.kind == "goal_check" and "the plan's answer '329 days' disagrees" in stood.what
 
 
 async def test_a_plan_whose_last_output_is_not_named_answer_is_still_checked_as_a_whole(

@@ -30,8 +30,10 @@ async def test_quickstart_runs_branches_in_parallel_in_docker(run_yaml: RunYaml)
     assert kinds[:first_result].count("task") == 2
     runs = payloads(outcome, "exec_result")
     # the live path: two programs for the count, two candidates and the verifier's check
-    # for the answer, and the goal check's program
-    assert len(runs) == 6
+    # for the answer, and the goal check's two programs
+    assert len(runs) == 7
+    (check,) = [r for r in payloads(outcome, "result") if r.task_id == "goal_check"]
+    assert [v.kind for v in check.verdicts if v.passed] == ["goal_check", "agreement"]
     assert all(isinstance(r, ExecResult) and r.exit_code == 0 for r in runs)
     report = outcome.run_dir / "artifacts" / "compare" / "report.md"
     assert "1229" in report.read_text()
@@ -216,11 +218,11 @@ async def test_every_model_call_is_recorded_with_its_answer(run_yaml: RunYaml) -
     outcome = await run_yaml(ROOT / "scenarios" / "quickstart.yaml")
     usages: list[Usage] = [u for u in payloads(outcome, "usage") if u.kind == "model"]
     # planner, researcher, the verifier's statement, two programs for the count, two
-    # candidates for the answer, the goal check's program
-    assert len(usages) == 8
+    # candidates for the answer, the goal check's two programs
+    assert len(usages) == 9
     assert all(u.fingerprint and u.answer and u.tokens_in > 0 for u in usages)
     sandbox = [u for u in payloads(outcome, "usage") if u.kind == "sandbox"]
-    assert len(sandbox) == 6
+    assert len(sandbox) == 7
     assert all(u.sandbox_s > 0 for u in sandbox)
 
 

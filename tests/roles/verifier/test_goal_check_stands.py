@@ -1,0 +1,104 @@
+"""Where the plan gives no answer, or one the goal check disagrees with, the goal check's own
+answer stands only when a second program answering the whole goal gave its values — on
+verdicts and ledgers made by hand (no Docker, no NATS)."""
+
+from __future__ import annotations
+
+from pydantic import JsonValue
+
+from bus.payloads import TaskSpec
+from bus.verdicts import CheckVerdict
+from roles.budget import BudgetSettings, BudgetTracker
+from roles.manager.final import final_message
+from roles.manager.ledger import Ledger
+from roles.manager.scheduler import Scheduler
+from roles.verifier.goal_check import OUTPUT, goal_check_task, standing
+
+GOAL = (
+    "Count the primes below the limit 10000, estimate them by x / ln x and give the ratio "
+    "(the count divided by the estimate)."
+)
+RIGHT = "1229 primes; estimate 1085.74; ratio 1.132"
+
+
+def verdict(kind: str, passed: bool, what: str = "") -> CheckVerdict:
+    return CheckVerdict.model_validate(
+        {"kind": kind, "what": what or f"{kind} check", "passed": passed, "independent": False}
+    )
+
+
+AGREED = [verdict("goal_check", True), verdict("agreement", True, "a second program agreed")]
+UNAGREED = [verdict("goal_check", True), verdict("agreement", False)]
+
+
+def test_a_confirmed_goal_check_stands_against_a_plan_answer_it_disagrees_with() -> None:
+    stood = standing("1229, 1085.74, 0.132", RIGHT, AGREED, GOAL)
+    assert stood is not None and stood.passed and stood.independent
+    assert "the plan's answer '1229, 1085.74, 0.132' disagrees" in stood.what
+    assert standing(None, RIGHT, AGREED, GOAL) is not None  # the plan gave none
+
+
+def test_it_does_not_stand_unconfirmed_or_where_it_agrees_or_echoes_the_goal() -> None:
+    assert standing("0.132", RIGHT, UNAGREED, GOAL) is None  # one program: a draft
+    assert standing(RIGHT, RIGHT, AGREED, GOAL) is None  # it checks the answer instead
+    assert standing("0.132", "", AGREED, GOAL) is None
+    assert standing("0.132", "the limit is 10000", AGREED, GOAL) is None  # only the goal's
+
+
+def ran(
+    answer: JsonValue, independent: JsonValue, shown: list[CheckVerdict], status: str
+) -> Ledger:
+    """A ledger of a two-task plan (``answer`` None: its last task failed) and its goal check."""
+    ledger = Ledger()
+    ledger.completed["count"] = {"prime_count": 1229}
+    if answer is not None:
+        ledger.completed["report"] = {"answer": answer}
+        ledger.checked["report"] = [verdict("agreement", True)]
+    else:
+        ledger.failed["report"] = status
+    ledger.completed["goal_check"] = {OUTPUT: independent}
+    ledger.checked["goal_check"] = shown
+    return ledger
+
+
+def scheduler() -> Scheduler:
+    tasks = {
+        "count": TaskSpec(id="count", role="coder", description="Count.", outputs=["prime_count"]),
+        "report": TaskSpec(
+            id="report",
+            role="coder",
+            description="Report.",
+            inputs=["prime_count"],
+            outputs=["answer"],
+            depends_on=["count"],
+        ),
+        "goal_check": goal_check_task(["limit"]),
+    }
+    return Scheduler(tasks, {"coder": 1})
+
+
+def test_the_run_answers_with_the_confirmed_goal_check_and_succeeds() -> None:
+    budget = BudgetTracker(BudgetSettings())
+    final = final_message(
+        "succeeded", "", ran("ratio 0.132", RIGHT, AGREED, ""), scheduler(), 1, budget, GOAL
+    )
+    assert final.status == "succeeded" and final.answer == RIGHT
+    assert final.verdict is not None and final.verdict.verified
+    assert [v.kind for v in final.verdict.verdicts] == ["goal_check"]
+
+
+def test_a_failed_plan_is_answered_by_the_confirmed_goal_check() -> None:
+    budget = BudgetTracker(BudgetSettings())
+    ledger = ran(None, RIGHT, AGREED, "report: ZeroDivisionError")
+    final = final_message("failed", "report failed", ledger, scheduler(), 1, budget, GOAL)
+    assert final.status == "succeeded" and final.answer == RIGHT and final.reason == ""
+
+
+def test_an_unconfirmed_goal_check_leaves_the_plans_answer_unverified() -> None:
+    budget = BudgetTracker(BudgetSettings())
+    ledger = ran("ratio 0.132", RIGHT, UNAGREED, "")
+    final = final_message("succeeded", "", ledger, scheduler(), 1, budget, GOAL)
+    assert final.status == "unverified" and final.answer == "ratio 0.132"
+    ledger = ran(None, RIGHT, UNAGREED, "report: ZeroDivisionError")
+    failed = final_message("failed", "report failed", ledger, scheduler(), 1, budget, GOAL)
+    assert failed.status == "failed"
