@@ -6,7 +6,8 @@ the feedback.
 - `ran`: it exited 0 in time (else the exit code, stderr's tail and the hints that name the
   mistakes small models make);
 - `wrote_outputs`: it wrote every output (``outputs.json``, or the one other JSON file that
-  holds them all, or a single printed value, or the file its one printed line names);
+  holds them all, or a single printed value — the number of a ``name: number`` line — or the
+  file its one printed line names);
 - `valued`: its outputs are values, not a Python object's text (``<class 'itertools.count'>``,
   ``<generator object …>``), ``nan``, ``inf``, control characters or null: what a program that printed the wrong
   name gives, which a second program can repeat;
@@ -17,6 +18,7 @@ the feedback.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -90,7 +92,7 @@ def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValu
         try:
             value: JsonValue = json.loads(text)
         except ValueError:
-            value = text
+            value = _labelled(text, outputs[0])
         return {outputs[0]: value}
     if not outputs:
         return {}
@@ -112,6 +114,35 @@ def _misnamed_outputs(run: ExecutionResult, outputs: list[str]) -> dict[str, Jso
         if isinstance(held, dict) and all(o in held for o in outputs):
             found.append({o: held[o] for o in outputs})
     return found[0] if len(found) == 1 else None
+
+
+_LABELLED = re.compile(
+    r"\s*([A-Za-z][A-Za-z _-]*?)\s*[:=]\s*(-?\d[\d,]*(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*"
+)
+
+
+def _labelled(text: str, name: str) -> JsonValue:
+    """The number of a printed ``name: number`` line, or of a Python dict that holds only
+    ``name`` (a live 1.5B estimate printed "estimate: 1085.736…", and the tasks that read it
+    failed on float() three times each); else ``text`` as it is. An ``answer`` keeps its
+    words."""
+    if name == "answer":
+        return text
+    key = re.sub(r"[\s_-]+", "_", name.strip().lower())
+    if (m := _LABELLED.fullmatch(text)) is not None:
+        if re.sub(r"[\s_-]+", "_", m.group(1).strip().lower()) == key:
+            number = m.group(2).replace(",", "")
+            return float(number) if any(c in number for c in ".eE") else int(number)
+        return text
+    try:
+        held = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text
+    if isinstance(held, dict) and list(held) == [name]:
+        value = held[name]
+        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+            return value
+    return text
 
 
 def _named_file(run: ExecutionResult) -> str | None:

@@ -217,6 +217,8 @@ class RunState:
                 self._decided(p)
             case TaskAssignment():
                 view = self.tasks.get(p.task.id) or self._add(p.task, "pending", p.plan_revision)
+                # as assigned: a raw plan's repeated ids ("compute" five times) showed the last
+                view.role, view.description = p.task.role, p.task.description
                 view.attempts = p.attempt
                 self._set(view, "running")
                 self._running.add(p.task.id)

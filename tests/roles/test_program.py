@@ -52,6 +52,18 @@ print("Answer has been written to answer.txt")
     assert read_outputs(["answer"], plain) == {"answer": 7}  # a line naming no file: as printed
 
 
+async def test_a_printed_name_and_number_is_read_as_the_number(shared_sandbox: object) -> None:
+    code = 'print(f"estimate: {limit / 9.21:.4f}")'
+    result = await run(shared_sandbox, code, {"limit": 10000}, {})
+    assert result.ok, result.stderr
+    assert read_outputs(["estimate"], result) == {"estimate": 1085.7763}
+    assert read_outputs(["ratio"], result) == {"ratio": "estimate: 1085.7763"}  # another name
+    assert read_outputs(["answer"], result) == {"answer": "estimate: 1085.7763"}  # its words
+    held = await run(shared_sandbox, "print({'prime_count': 1229})", {}, {})
+    assert read_outputs(["prime_count"], held) == {"prime_count": 1229}
+    assert read_outputs(["estimate"], held) == {"estimate": "{'prime_count': 1229}"}
+
+
 async def test_outputs_written_to_one_other_json_file_that_holds_them_all_are_read(
     shared_sandbox: object,
 ) -> None:

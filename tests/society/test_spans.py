@@ -99,3 +99,15 @@ def test_after_an_abort_the_tasks_that_ran_are_cancelled_not_failed() -> None:
     assert state.tasks["b"].note == "aborted by alice"
     assert state.tasks["c"].state == "cancelled"  # still running when the run ended
     assert state.in_flight == 0
+
+
+def test_a_task_shows_the_role_it_was_assigned_not_the_raw_plans_last_of_its_id() -> None:
+    goal = Envelope.new(RUN, "runner/0", p.Goal(text="g"))
+    state = RunState(RUN)
+    raw = [spec("compute", "researcher"), spec("compute", "coder")]  # renumbered on acceptance
+    plan = goal.reply("planner/0", p.Plan(revision=1, tasks=raw))
+    accepted = goal.reply("manager/0", p.PlanDecision(revision=1, accepted=True))
+    read = goal.reply("manager/0", p.TaskAssignment(task=spec("compute", "researcher"), goal="g"))
+    for env in (goal, plan, accepted, read):
+        state.apply(env)
+    assert state.tasks["compute"].role == "researcher"
