@@ -47,14 +47,18 @@ DESCRIPTION = (
 def wants_goal_check(tasks: Mapping[str, TaskSpec], roles: set[str]) -> bool:
     """Whether a validated plan gets the goal check: several tasks and a coder to write the
     program (whatever the plan's last outputs are named: its answer is checked as a whole) —
-    unless its answer is drawn from a reading, where a worked answer from the documents alone
+    unless its answer is drawn from a reading alone, where a worked answer from the documents
     is already one of the answer's views (`roles.coder.quotation`): a program of its own
-    would parse the report's table by hand, which is what the reading is there to spare."""
+    would parse the report's table by hand, which is what the reading is there to spare. A
+    plan that also computes values by other coder tasks is checked (a live 1.5B quickstart
+    read, counted, estimated and divided, and its answer task read the reading too)."""
+    from_reading = any(EVIDENCE in t.inputs and "answer" in t.outputs for t in tasks.values())
+    computing = any(t.role == "coder" and "answer" not in t.outputs for t in tasks.values())
     return (
         "coder" in roles
         and len(tasks) > 1
         and all(t.purpose != "goal_check" for t in tasks.values())
-        and not any(EVIDENCE in t.inputs and "answer" in t.outputs for t in tasks.values())
+        and (computing or not from_reading)
     )
 
 

@@ -1,6 +1,7 @@
-"""Where the plan gives no answer, or one the goal check disagrees with, the goal check's own
-answer stands only when a second program answering the whole goal gave its values — on
-verdicts and ledgers made by hand (no Docker, no NATS)."""
+"""Which plans get the goal check, and where the plan gives no answer, or one the goal check
+disagrees with, the goal check's own answer stands only when a second program answering the
+whole goal gave its values — on plans, verdicts and ledgers made by hand (no Docker, no
+NATS)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,30 @@ from roles.budget import BudgetSettings, BudgetTracker
 from roles.manager.final import final_message
 from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler
-from roles.verifier.goal_check import OUTPUT, goal_check_task, standing
+from roles.verifier.goal_check import OUTPUT, goal_check_task, standing, wants_goal_check
 
 GOAL = (
     "Count the primes below the limit 10000, estimate them by x / ln x and give the ratio "
     "(the count divided by the estimate)."
 )
 RIGHT = "1229 primes; estimate 1085.74; ratio 1.132"
+
+
+def task(tid: str, role: str, inputs: list[str], outputs: list[str]) -> TaskSpec:
+    return TaskSpec(id=tid, role=role, description=tid, inputs=inputs, outputs=outputs)
+
+
+def test_a_plan_computing_beside_its_reading_gets_the_goal_check() -> None:
+    read = task("read", "researcher", [], ["evidence"])
+    solve = task("solve", "coder", ["evidence"], ["answer"])
+    count = task("count", "coder", ["limit"], ["prime_count"])
+    report = task("report", "coder", ["evidence", "prime_count"], ["answer"])
+    roles = {"coder", "researcher"}
+    assert not wants_goal_check({"read": read, "solve": solve}, roles)  # the reading answers
+    assert wants_goal_check({"read": read, "count": count, "report": report}, roles)
+    assert wants_goal_check({"count": count, "report": report}, roles)
+    assert not wants_goal_check({"report": report}, roles)  # one task is its own check
+    assert not wants_goal_check({"count": count, "report": report}, {"researcher"})
 
 
 def verdict(kind: str, passed: bool, what: str = "") -> CheckVerdict:
