@@ -7,12 +7,13 @@ import json
 
 from pydantic import JsonValue
 
+from bus.evidence import EVIDENCE, QUOTED, VALUES
 from bus.payloads import Final
 from bus.verdicts import CheckVerdict, Verdict
 from roles.budget import BudgetTracker
 from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler, TaskState
-from roles.verifier.goal_check import GOAL_CHECK, OUTPUT, standing
+from roles.verifier.goal_check import GOAL_CHECK, OUTPUT, covers, standing
 from roles.verifier.rule import unverified_reason, verdict_of
 
 __all__ = [
@@ -20,9 +21,13 @@ __all__ = [
     "final_answer",
     "final_message",
     "final_summary",
+    "given_to_answer",
     "synthesize",
 ]
 
+
+READING = frozenset({EVIDENCE, VALUES, QUOTED})
+"""A reading task's outputs: quotes, not values worked out."""
 
 NO_ANSWER = (
     "every task of the plan is done but none produced the answer: give the last task an "
@@ -86,6 +91,30 @@ def _text(value: JsonValue) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
+def given_to_answer(
+    completed: dict[str, dict[str, JsonValue]], scheduler: Scheduler | None
+) -> tuple[str | None, list[str]]:
+    """The values computed upstream that the task giving the answer was given, one ``name:
+    value`` line each, and the tasks that computed them (a reading's quotes left out): what
+    the plan itself worked out, before its last task restated it. A live 1.5B plan computed
+    1229, 1085.74 and 1.1320, and its answer task wrote an estimate of 2500 beside them."""
+    if scheduler is None:
+        return None, []
+    checks = _checks(scheduler)
+    last = [st.spec for st in scheduler.status.values() if "answer" in st.spec.outputs]
+    if len(last) != 1:
+        return None, []
+    lines, sources = [], []
+    for name in last[0].inputs:
+        if name in READING:
+            continue
+        tid = next((t for t, out in completed.items() if name in out and t not in checks), None)
+        if tid is not None and tid != last[0].id and _given(completed[tid][name]):
+            lines.append(f"{name}: {_text(completed[tid][name])}")
+            sources += [tid] if tid not in sources else []
+    return ("\n".join(lines) if lines else None), sources
+
+
 def final_answer(
     completed: dict[str, dict[str, JsonValue]], scheduler: Scheduler | None
 ) -> tuple[str | None, dict[str, JsonValue]]:
@@ -136,6 +165,30 @@ def final_summary(
     )
 
 
+def _confirmed_instead(
+    ledger: Ledger,
+    scheduler: Scheduler | None,
+    answer: str | None,
+    goal_check: tuple[str, JsonValue, list[CheckVerdict]],
+    checker: str,
+) -> tuple[str, list[str], Verdict] | None:
+    """Where the plan's answer is not verified (or there is none), a verified one instead:
+    the values the plan computed for its last task, when the goal check confirms them all
+    (its last task misstated them); else the goal check's own answer, when a second program
+    gave it too (`roles.verifier.goal_check.standing`). None: neither holds."""
+    goal, independent, shown = goal_check
+    given, upstream = given_to_answer(ledger.completed, scheduler)
+    if given is not None and covers(given, independent, goal):
+        checked = _with_grounding(ledger, scheduler, upstream)
+        if (held := verdict_of(given, upstream, checked, goal_check)).verified:
+            return given, upstream, held
+    stood = standing(answer, independent, shown, goal)
+    if stood is None:  # two programs answering the goal as stated stand against the plan's one
+        return None
+    verdict = Verdict(verified=True, checks=[stood.what], evidence=stood.evidence, verdicts=[stood])
+    return str(independent), [checker], verdict
+
+
 def final_message(
     status: str,
     reason: str,
@@ -156,12 +209,9 @@ def final_message(
         goal_check = (goal, independent, ledger.checked.get(checker, []))
     verdict = verdict_of(answer, sources, _with_grounding(ledger, scheduler, sources), goal_check)
     if not verdict.verified and status in ("succeeded", "failed") and goal_check is not None:
-        stood = standing(answer, goal_check[1], goal_check[2], goal)
-        if stood is not None:  # two programs answering the goal as stated, against the plan
-            answer, sources, status, reason = str(goal_check[1]), [checker], "succeeded", ""
-            verdict = Verdict(
-                verified=True, checks=[stood.what], evidence=stood.evidence, verdicts=[stood]
-            )
+        instead = _confirmed_instead(ledger, scheduler, answer, goal_check, checker)
+        if instead is not None:
+            (answer, sources, verdict), status, reason = instead, "succeeded", ""
     stated = [ledger.confidence[t] for t in sources if t in ledger.confidence]
     if stated:  # the answer is as sure as its least sure source
         verdict = verdict.model_copy(update={"confidence": min(stated, key=lambda c: c.score)})

@@ -28,7 +28,15 @@ from bus.verdicts import CheckVerdict
 from roles.verifier.agreement import agree, quoted_in
 from roles.verifier.values import numbers
 
-__all__ = ["GOAL_CHECK", "OUTPUT", "goal_check_task", "judged", "standing", "wants_goal_check"]
+__all__ = [
+    "GOAL_CHECK",
+    "OUTPUT",
+    "covers",
+    "goal_check_task",
+    "judged",
+    "standing",
+    "wants_goal_check",
+]
 
 GOAL_CHECK = "goal_check"
 """The id the task that answers the whole goal on its own is given (what it is, is its
@@ -115,3 +123,16 @@ def standing(
         independent=True,
         evidence=confirmed[0].evidence,
     )
+
+
+def covers(answer: str, independent: JsonValue, goal: str) -> bool:
+    """Whether ``answer`` states at least as many values of its own (not the goal's) as the
+    independent answer: values agree when those of the shorter statement are all in the
+    longer, so an answer stating the count alone agrees with one stating count, estimate and
+    ratio, and answers only part of the goal."""
+    quoted = quoted_in(goal)
+
+    def computed(value: JsonValue) -> int:
+        return len([n for n in numbers(value) if n not in quoted])
+
+    return computed(answer) >= computed(independent)

@@ -43,20 +43,22 @@ def two_tasks(
     output: str = "answer",
     check_other: str = "",
     say: tuple[str, str] = (SAY, SAY_OTHER),
+    count: tuple[str, str] = (DAYS, DAYS_OTHER),
 ) -> str:
     """A two-task plan whose answer (``output``) is only passed on by its last task, with the
     manager's goal check on; ``check`` is the program that answers the whole goal on its own
-    (and ``check_other`` its second program; none: it repeats ``check``).
+    (and ``check_other`` its second program; none: it repeats ``check``); ``say`` and
+    ``count`` are the two tasks' two programs each.
     The script takes the live path: each task's second program (its independent check) and,
     for a task giving ``answer``, the verifier's statement before the candidates."""
-    count, count_other = (p.replace('"answer"', '"days"') for p in (DAYS, DAYS_OTHER))
+    count_first, count_other = (p.replace('"answer"', '"days"') for p in count)
     say_first, say_other = (p.replace('"answer"', f'"{output}"') for p in say)
     checks = (
         [("(?s)independent check of the team.*of a teammate", check_other)] if check_other else []
     )
     coder = coded(
         ("(?s)Count the days.*independent check of a teammate", count_other),
-        ("Count the days", count),
+        ("Count the days", count_first),
         ("(?s)Say the days.*independent check of a teammate", say_other),
         ("Say the days", say_first),
         *checks,
@@ -114,18 +116,33 @@ async def test_an_answer_the_whole_goal_program_disagrees_with_is_not_verified(
     assert final.reason.startswith("goal_check:")
 
 
+async def test_the_plans_own_value_confirmed_by_the_goal_check_answers_where_its_last_task_erred(
+    run_yaml: RunYaml,
+) -> None:
+    check = DAYS_OTHER.replace('"answer"', '"independent_answer"')
+    outcome = await run_yaml(two_tasks(check, say=(SAY_MORE, SAY_MORE_OTHER)))
+    final = outcome.final
+    assert final is not None and final.status == "succeeded", final
+    assert final.answer == "days: 319 days"  # what the count computed, not the say task's 329
+    assert final.outputs["answer"] == "329 days"  # the plan's answer is kept among the outputs
+    assert final.verdict is not None
+    assert final.verdict.checks[0].startswith("goal_check: a program answering the whole goal")
+
+
 async def test_two_programs_answering_the_whole_goal_stand_against_a_plan_that_misread_it(
     run_yaml: RunYaml,
 ) -> None:
     first, other = (p.replace('"answer"', '"independent_answer"') for p in (DAYS_OTHER, DAYS))
-    outcome = await run_yaml(two_tasks(first, check_other=other, say=(SAY_MORE, SAY_MORE_OTHER)))
+    misread = (WRONG, WRONG.replace("i = json", "values = json").replace("i[", "values["))
+    text = two_tasks(first, check_other=other, say=(SAY_MORE, SAY_MORE_OTHER), count=misread)
+    outcome = await run_yaml(text)
     final = outcome.final
     assert final is not None and final.status == "succeeded", final
-    assert final.answer == "319 days"  # the goal check's, not the plan's 329
-    assert final.outputs["answer"] == "329 days"  # the plan's answer is kept among the outputs
+    assert final.answer == "319 days"  # the goal check's, not the plan's -9 (-19 counted, +10)
+    assert final.outputs["answer"] == "-9 days"  # the plan's answer is kept among the outputs
     assert final.verdict is not None
     (stood,) = final.verdict.verdicts
-    assert stood.kind == "goal_check" and "the plan's answer '329 days' disagrees" in stood.what
+    assert stood.kind == "goal_check" and "the plan's answer '-9 days' disagrees" in stood.what
 
 
 async def test_a_plan_whose_last_output_is_not_named_answer_is_still_checked_as_a_whole(

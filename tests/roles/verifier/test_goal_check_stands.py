@@ -120,3 +120,27 @@ def test_an_unconfirmed_goal_check_leaves_the_plans_answer_unverified() -> None:
     ledger = ran(None, RIGHT, UNAGREED, "report: ZeroDivisionError")
     failed = final_message("failed", "report failed", ledger, scheduler(), 1, budget, GOAL)
     assert failed.status == "failed"
+
+
+def test_the_plans_own_values_confirmed_by_the_goal_check_answer_where_its_last_task_erred() -> (
+    None
+):
+    names = {"count": "prime_count", "estimate": "estimate", "divide": "ratio"}
+    tasks = {t: task(t, "coder", ["limit"], [out]) for t, out in names.items()}
+    tasks["report"] = task("report", "coder", [*names.values(), "limit"], ["answer"])
+    tasks["goal_check"] = goal_check_task(["limit"])
+    ledger = Ledger()
+    for (tid, out), value in zip(names.items(), [1229, 1085.7362, 1.1320], strict=True):
+        ledger.completed[tid] = {out: value}
+        ledger.checked[tid] = [verdict("agreement", tid != "estimate")]  # its programs differed
+    ledger.completed["report"] = {"answer": "estimate 2500, ratio 0.4916"}
+    ledger.completed["goal_check"] = {OUTPUT: RIGHT}
+    ledger.checked["goal_check"] = UNAGREED  # one program: it checks, it cannot stand alone
+    budget = BudgetTracker(BudgetSettings())
+    final = final_message("succeeded", "", ledger, Scheduler(tasks, {"coder": 1}), 1, budget, GOAL)
+    assert final.status == "succeeded", final.reason
+    assert final.answer == "prime_count: 1229\nestimate: 1085.7362\nratio: 1.132"
+    assert final.verdict is not None and final.verdict.verdicts[0].kind == "goal_check"
+    ledger.completed["goal_check"] = {OUTPUT: "1229 primes; estimate 1085.74; ratio 0.132"}
+    final = final_message("succeeded", "", ledger, Scheduler(tasks, {"coder": 1}), 1, budget, GOAL)
+    assert final.status == "unverified" and final.answer == "estimate 2500, ratio 0.4916"
