@@ -8,7 +8,9 @@ The definitions come from one line put before the program (`wrapped`); the line 
 of its errors are shifted back (`unwrapped`), so the model reads its own lines. A program
 that ends on a bare dict, as a notebook cell would (``{"answer": f"..."}``: four of eleven
 programs of a live 1.5B report task), has that dict written as ``outputs.json`` when it
-wrote none itself.
+wrote none itself; one that leaves its outputs in variables of their names and writes or
+prints nothing (a live 1.5B goal check set ``independent_answer`` and stopped) has them
+written to `NAMED`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import dataclasses
 import json
 import keyword
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from pydantic import JsonValue
 
@@ -27,6 +29,7 @@ from roles.execution import ExecutionResult
 
 __all__ = [
     "LINE",
+    "NAMED",
     "PRELUDE",
     "PRELUDE_FILE",
     "files_for",
@@ -76,6 +79,9 @@ globals().update({_k: inputs[_k] for _k in NAMES if _k in inputs})
 __all__ = ["inputs", *NAMES]
 
 
+OUTPUTS = %s
+
+
 def _last_dict():
     import __main__
     import os
@@ -86,13 +92,33 @@ def _last_dict():
             _json.dump(last, f)
 
 
+def _named():
+    import __main__
+    import os
+
+    if not OUTPUTS or os.path.exists("outputs.json") or set(OUTPUTS) & set(NAMES):
+        return
+    held = {k: getattr(__main__, k) for k in OUTPUTS if hasattr(__main__, k)}
+    if len(held) == len(OUTPUTS):
+        try:
+            text = _json.dumps(held)
+        except (TypeError, ValueError):
+            return
+        with open("%s", "w", encoding="utf-8") as f:
+            f.write(text)
+
+
 import atexit as _atexit
 
-_atexit.register(_last_dict)
+_atexit.register(_named)
+_atexit.register(_last_dict)  # run first: a closing dict is the program's own outputs.json
 '''
 
 LAST = "_society_last_dict"
 """The name a program's closing bare dict is given (`wrapped`), for the prelude to write."""
+NAMED = ".society_named.json"
+"""Where the prelude writes the variables named like the task's outputs of a program that
+wrote no ``outputs.json`` (read only when it printed nothing either: `read_outputs`)."""
 
 _LINE_NO = re.compile(r'(File "main\.py", line )(\d+)')
 
@@ -111,12 +137,16 @@ def _names(inputs: Mapping[str, JsonValue]) -> list[str]:
 
 
 def files_for(
-    inputs: Mapping[str, JsonValue], documents: Mapping[str, str] | None = None
+    inputs: Mapping[str, JsonValue],
+    documents: Mapping[str, str] | None = None,
+    outputs: Sequence[str] = (),
 ) -> dict[str, bytes]:
-    """The working folder's files: ``inputs.json``, the prelude, and the documents."""
+    """The working folder's files: ``inputs.json``, the prelude (told the task's
+    ``outputs``), and the documents."""
+    prelude = PRELUDE % (repr(_names(inputs)), repr(list(outputs)), LAST, NAMED)
     files = {
         "inputs.json": json.dumps(dict(inputs), ensure_ascii=False).encode(),
-        PRELUDE_FILE: (PRELUDE % (repr(_names(inputs)), LAST)).encode(),
+        PRELUDE_FILE: prelude.encode(),
     }
     for name, text in (documents or {}).items():
         if name not in files:

@@ -7,7 +7,8 @@ the feedback.
   mistakes small models make);
 - `wrote_outputs`: it wrote every output (``outputs.json``, or the one other JSON file that
   holds them all, or a single printed value — the number of a ``name: number`` line — or the
-  file its one printed line names);
+  file its one printed line names, or, when it printed nothing, variables of the outputs'
+  names);
 - `valued`: its outputs are values, not a Python object's text (``<class 'itertools.count'>``,
   ``<generator object …>``), ``nan``, ``inf``, control characters or null: what a program that printed the wrong
   name gives, which a second program can repeat;
@@ -31,6 +32,7 @@ from bus.payloads import TaskSpec
 from roles.coder.hints import code_hints, describe_run
 from roles.coder.program_checks import inputs_hint, unchecked_problem
 from roles.execution import ExecutionResult, notes_text
+from roles.program import NAMED
 from roles.structured import AnswerInvalid
 from sandbox.manifest import Manifest, missing_module_hint
 
@@ -94,6 +96,9 @@ def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValu
         except ValueError:
             value = _labelled(text, outputs[0])
         return {outputs[0]: value}
+    if outputs and NAMED in run.files:
+        named = json.loads(run.files[NAMED])  # the prelude wrote it from a dict: an object
+        return {o: named[o] for o in outputs}
     if not outputs:
         return {}
     msg = f"the program wrote no outputs.json with {outputs}"
@@ -105,7 +110,7 @@ def _misnamed_outputs(run: ExecutionResult, outputs: list[str]) -> dict[str, Jso
     (``output.json``, a live 1.5B count task: its own values under another file name)."""
     found = []
     for name, data in run.files.items():
-        if not name.endswith(".json") or name in ("outputs.json", "inputs.json"):
+        if not name.endswith(".json") or name in ("outputs.json", "inputs.json", NAMED):
             continue
         try:
             held = json.loads(data)

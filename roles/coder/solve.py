@@ -74,7 +74,7 @@ async def solve(
     """One program that runs and passes every check, fixed from its problems (bounded);
     ``prepare`` edits a program before it runs (missing imports), ``on_failure`` hears of
     each failed attempt. Raises `TaskFailed` with the last problem."""
-    files = files_for(program.inputs, program.documents)
+    files = files_for(program.inputs, program.documents, program.outputs)
     problem = ""
     ran: set[str] = set()
     asked_afresh = False

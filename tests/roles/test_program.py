@@ -19,10 +19,14 @@ pytestmark = [pytest.mark.docker, pytest.mark.timeout(120)]
 
 
 async def run(
-    sandbox: object, code: str, inputs: dict[str, JsonValue], docs: dict[str, str]
+    sandbox: object,
+    code: str,
+    inputs: dict[str, JsonValue],
+    docs: dict[str, str],
+    outputs: tuple[str, ...] = (),
 ) -> ExecutionResult:
     code_runner = cast(CodeRunner, sandbox)
-    files = files_for(inputs, docs)
+    files = files_for(inputs, docs, outputs)
     return unwrapped(await code_runner.execute(wrapped(code), files, 20))
 
 
@@ -62,6 +66,26 @@ async def test_a_printed_name_and_number_is_read_as_the_number(shared_sandbox: o
     held = await run(shared_sandbox, "print({'prime_count': 1229})", {}, {})
     assert read_outputs(["prime_count"], held) == {"prime_count": 1229}
     assert read_outputs(["estimate"], held) == {"estimate": "{'prime_count': 1229}"}
+
+
+async def test_outputs_left_in_variables_of_their_names_are_read_when_nothing_was_printed(
+    shared_sandbox: object,
+) -> None:
+    code = 'count = 1229\nratio = count / estimate\ntext = f"ratio {ratio:.3f}"'
+    names = ("count", "ratio")
+    result = await run(shared_sandbox, code, {"estimate": 1085.7}, {}, names)
+    assert result.ok, result.stderr
+    assert read_outputs(list(names), result) == {"count": 1229, "ratio": 1229 / 1085.7}
+    printed = await run(
+        shared_sandbox, code + "\nprint(count + 1)", {"estimate": 1.0}, {}, ("count",)
+    )
+    assert read_outputs(["count"], printed) == {"count": 1230}  # what it printed comes first
+    partial = await run(shared_sandbox, code, {"estimate": 1.0}, {}, ("count", "missing"))
+    with pytest.raises(AnswerInvalid, match=r"wrote no outputs\.json"):
+        read_outputs(["count", "missing"], partial)  # not every output is a variable
+    function = await run(shared_sandbox, "def count():\n    return 3", {}, {}, ("count",))
+    with pytest.raises(AnswerInvalid, match=r"wrote no outputs\.json"):
+        read_outputs(["count"], function)  # a function is no value
 
 
 async def test_outputs_written_to_one_other_json_file_that_holds_them_all_are_read(
