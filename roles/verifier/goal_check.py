@@ -47,8 +47,8 @@ OUTPUT = "independent_answer"
 DESCRIPTION = (
     "Answer the overall goal on your own, exactly as it is stated, as an independent check "
     "of the team's answer: the program computes every value the goal asks for from the "
-    f"values given with it, and writes `{OUTPUT}`: one sentence that states each computed "
-    "value."
+    "values given with it, each the way the goal's own words define it, and writes "
+    f"`{OUTPUT}`: one sentence that states each computed value."
 )
 
 
