@@ -8,7 +8,7 @@ import json
 from pydantic import JsonValue
 
 from bus.evidence import EVIDENCE, QUOTED, VALUES
-from bus.payloads import Final
+from bus.payloads import Final, Goal
 from bus.verdicts import CheckVerdict, Verdict
 from roles.budget import BudgetTracker
 from roles.manager.ledger import Ledger
@@ -22,6 +22,7 @@ __all__ = [
     "final_message",
     "final_summary",
     "given_to_answer",
+    "stated",
     "synthesize",
 ]
 
@@ -80,6 +81,13 @@ def _with_grounding(
         if upstream:
             checked[tid] = [*checked.get(tid, []), *upstream]
     return checked
+
+
+def stated(goal: Goal) -> str:
+    """The goal as the checks of the answer read it: its text and the values given with it
+    (numbers an answer may repeat without having computed them: the quickstart's limit)."""
+    values = json.dumps(goal.inputs, ensure_ascii=False) if goal.inputs else ""
+    return f"{goal.text}\n{values}".strip()
 
 
 def _given(value: JsonValue) -> bool:

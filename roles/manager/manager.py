@@ -31,7 +31,7 @@ from roles.budget import BudgetTracker
 from roles.context import RoleContext
 from roles.manager import approval
 from roles.manager.approval import AskHuman
-from roles.manager.final import NO_ANSWER, final_message, synthesize
+from roles.manager.final import NO_ANSWER, final_message, stated, synthesize
 from roles.manager.graph import PlanCheck
 from roles.manager.ledger import InFlight, Ledger, Phase
 from roles.manager.planning import Planning, Refused, Stale, Valid
@@ -404,7 +404,7 @@ class Manager(Role[ManagerSettings]):
                 task_ids=ledger.running(),
             )
             await self.send(control, parent=parent)
-        goal = self.goal.text if self.goal is not None else ""
+        goal = stated(self.goal) if self.goal is not None else ""
         final = final_message(
             status, reason, ledger, self.scheduler, self.planning.revision, self.budget, goal
         )

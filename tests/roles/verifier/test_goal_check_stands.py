@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pydantic import JsonValue
 
-from bus.payloads import TaskSpec
+from bus.payloads import Goal, TaskSpec
 from bus.verdicts import CheckVerdict
 from roles.budget import BudgetSettings, BudgetTracker
-from roles.manager.final import final_message
+from roles.manager.final import final_message, stated
 from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler
 from roles.verifier.goal_check import OUTPUT, goal_check_task, standing, wants_goal_check
@@ -144,3 +144,26 @@ def test_the_plans_own_values_confirmed_by_the_goal_check_answer_where_its_last_
     ledger.completed["goal_check"] = {OUTPUT: "1229 primes; estimate 1085.74; ratio 0.132"}
     final = final_message("succeeded", "", ledger, Scheduler(tasks, {"coder": 1}), 1, budget, GOAL)
     assert final.status == "unverified" and final.answer == "estimate 2500, ratio 0.4916"
+
+
+def test_a_value_given_with_the_goal_is_no_computed_value_to_agree_on() -> None:
+    # a live run: the goal check restated the limit it was given, the plan's values did not
+    tasks = {
+        "count": task("count", "coder", ["limit"], ["num_primes"]),
+        "estimate": task("estimate", "coder", ["limit"], ["estimate"]),
+        "report": task("report", "coder", ["num_primes", "estimate"], ["answer"]),
+        "goal_check": goal_check_task(["limit"]),
+    }
+    ledger = Ledger()
+    ledger.completed["count"] = {"num_primes": "{'num_primes': 1229, 'ratio': 1.1319}"}
+    ledger.completed["estimate"] = {"estimate": 1085.7362}
+    ledger.completed["report"] = {"answer": 0.1229}
+    ledger.completed["goal_check"] = {OUTPUT: "Below 10000: 1229 (estimate 1085.7362, 1.1319)"}
+    ledger.checked = {t: [verdict("agreement", True)] for t in ("count", "estimate")}
+    ledger.checked["goal_check"] = UNAGREED
+    goal = stated(Goal(text="Count the primes below the limit.", inputs={"limit": 10000}))
+    assert goal.endswith('{"limit": 10000}')
+    budget = BudgetTracker(BudgetSettings())
+    final = final_message("succeeded", "", ledger, Scheduler(tasks, {"coder": 1}), 1, budget, goal)
+    assert final.status == "succeeded", final.reason
+    assert final.answer == "num_primes: {'num_primes': 1229, 'ratio': 1.1319}\nestimate: 1085.7362"
