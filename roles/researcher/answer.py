@@ -5,6 +5,7 @@ it (`answer_shape`)."""
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -80,6 +81,19 @@ FOUND: dict[str, Any] = {
 object (a live 1.5B researcher, free to give any JSON, gave ``{}`` for each output)."""
 
 
+_FIELDS = frozenset(ResearchAnswer.model_fields)
+
+
+def _leaked(value: JsonValue) -> bool:
+    """Whether a list output holds pieces of the answer's own JSON: an item with no letter
+    or digit ("],"), or a field's name ("summary"). A live 1.5B researcher, held to a list
+    of texts, wrote ``["],", "summary", "The prime number theorem …", "sources", …]``."""
+    if not isinstance(value, list):
+        return False
+    items = [i.strip().lower() for i in value if isinstance(i, str)]
+    return any(not re.search(r"[^\W_]", i) or i in _FIELDS for i in items)
+
+
 def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
     """Answers that hold exactly the task's outputs, each `FOUND` (or a question), so a
     missing or empty output is sent back to the model with the error. The schema is the one pydantic gives a model
@@ -109,6 +123,12 @@ def answer_shape(outputs: Sequence[str]) -> AnswerShape[ResearchAnswer]:
         said = [f"outputs.{name}: Field required" for name in lost[:8]]
         said += [
             f"outputs.{name}: give what was found (a text, a number or texts)" for name in empty
+        ]
+        leaked = [n for n in names if n not in empty and _leaked(answer.outputs.get(n))]
+        said += [
+            f"outputs.{name}: a list holds the texts found, not pieces of JSON or field names "
+            "(give one text if that is what was found)"
+            for name in leaked
         ]
         return "; ".join(said) or None
 

@@ -62,6 +62,15 @@ def test_an_answer_missing_an_output_is_refused_by_name() -> None:
         shape.parse('{"outputs": {"count": 3, "estimate": {}}}')
 
 
+def test_a_list_of_the_answers_own_json_pieces_is_refused() -> None:
+    shape = answer_shape(["primes"])
+    leaked = '{"outputs": {"primes": ["],", "summary", "The theorem says x / ln x."]}}'
+    with pytest.raises(AnswerInvalid, match=r"outputs\.primes: a list holds the texts found"):
+        shape.parse(leaked)
+    fine = shape.parse('{"outputs": {"primes": ["2", "3", "5 and 7"]}}')
+    assert fine.outputs == {"primes": ["2", "3", "5 and 7"]}
+
+
 def test_complete_answers_and_questions_pass() -> None:
     shape = answer_shape(["count"])
     answer = shape.parse('Here: {"outputs": {"count": 3, "extra": 1}, "summary": "s"}')
