@@ -7,7 +7,7 @@ from pydantic import Field
 
 from bus.payload_base import _Model
 
-__all__ = ["EVIDENCE", "QUOTED", "VALUES", "Quote"]
+__all__ = ["EVIDENCE", "QUOTED", "READING", "VALUES", "Quote"]
 
 
 EVIDENCE = "evidence"
@@ -17,6 +17,8 @@ VALUES = "values"
 QUOTED = "quoted"
 """A reading task's output of the answer in the documents' own words ("" when it must be
 computed); the coder answers by it as it stands."""
+READING = frozenset({EVIDENCE, VALUES, QUOTED})
+"""A reading task's outputs: quotes and what stands in them, not values worked out."""
 
 
 class Quote(_Model):

@@ -15,7 +15,7 @@ from autogen_core.models import LLMMessage
 from pydantic import JsonValue
 
 from bus import Envelope
-from bus.evidence import EVIDENCE, QUOTED, VALUES
+from bus.evidence import EVIDENCE, QUOTED, READING
 from bus.payloads import TaskAssignment, TaskResult
 from roles.coder import prose
 from roles.coder.prose import STEPS_FIRST
@@ -51,9 +51,6 @@ READER = (
 """The system prompt of a worked answer from the documents alone: the prose view's own asks
 for one value "and nothing else", which on a question asking for a reason or for several
 items cuts the answer short."""
-
-READING = frozenset({EVIDENCE, VALUES, QUOTED})
-"""A reading task's outputs: what a view drawn apart from the reading is not given."""
 
 QUOTED_VIEWS: tuple[View, ...] = (View("prose"), View("quotation"), View("prose", STEPS_FIRST))
 """When the researcher quoted the answer: a worked answer from the documents, then the

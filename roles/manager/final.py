@@ -7,7 +7,7 @@ import json
 
 from pydantic import JsonValue
 
-from bus.evidence import EVIDENCE, QUOTED, VALUES
+from bus.evidence import READING
 from bus.payloads import Final, Goal
 from bus.verdicts import CheckVerdict, Verdict
 from roles.budget import BudgetTracker
@@ -26,9 +26,6 @@ __all__ = [
     "synthesize",
 ]
 
-
-READING = frozenset({EVIDENCE, VALUES, QUOTED})
-"""A reading task's outputs: quotes, not values worked out."""
 
 NO_ANSWER = (
     "every task of the plan is done but none produced the answer: give the last task an "
@@ -190,8 +187,9 @@ def _confirmed_instead(
         checked = _with_grounding(ledger, scheduler, upstream)
         if (held := verdict_of(given, upstream, checked, goal_check)).verified:
             return given, upstream, held
+    # two programs answering the goal as stated stand against the plan's one
     stood = standing(answer, independent, shown, goal)
-    if stood is None:  # two programs answering the goal as stated stand against the plan's one
+    if stood is None:
         return None
     verdict = Verdict(verified=True, checks=[stood.what], evidence=stood.evidence, verdicts=[stood])
     return str(independent), [checker], verdict
@@ -220,9 +218,9 @@ def final_message(
         instead = _confirmed_instead(ledger, scheduler, answer, goal_check, checker)
         if instead is not None:
             (answer, sources, verdict), status, reason = instead, "succeeded", ""
-    stated = [ledger.confidence[t] for t in sources if t in ledger.confidence]
-    if stated:  # the answer is as sure as its least sure source
-        verdict = verdict.model_copy(update={"confidence": min(stated, key=lambda c: c.score)})
+    sure = [ledger.confidence[t] for t in sources if t in ledger.confidence]
+    if sure:  # the answer is as sure as its least sure source
+        verdict = verdict.model_copy(update={"confidence": min(sure, key=lambda c: c.score)})
     if status == "succeeded" and not verdict.verified:  # success is checked, not declared
         status = "unverified" if answer else "failed"
         reason = reason or unverified_reason(verdict)
