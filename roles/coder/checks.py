@@ -92,7 +92,7 @@ def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValu
     if len(outputs) == 1 and run.stdout.strip():
         text = _named_file(run) or run.stdout.strip()
         try:
-            value: JsonValue = json.loads(text)
+            value: JsonValue = _own(json.loads(text), outputs[0])
         except ValueError:
             value = _labelled(text, outputs[0])
         return {outputs[0]: value}
@@ -126,11 +126,22 @@ _LABELLED = re.compile(
 )
 
 
+def _own(value: JsonValue, name: str) -> JsonValue:
+    """The value a printed dict holds under the output's own name (a live 1.5B count task
+    printed ``{'num_primes': 1229, 'estimate': …, 'close_ratio': …}`` for ``num_primes``);
+    else ``value`` as it is. An ``answer`` keeps all of it."""
+    if name != "answer" and isinstance(value, dict) and name in value:
+        held = value[name]
+        if isinstance(held, (int, float, str)) and not isinstance(held, bool):
+            return held
+    return value
+
+
 def _labelled(text: str, name: str) -> JsonValue:
-    """The number of a printed ``name: number`` line, or of a Python dict that holds only
-    ``name`` (a live 1.5B estimate printed "estimate: 1085.736…", and the tasks that read it
-    failed on float() three times each); else ``text`` as it is. An ``answer`` keeps its
-    words."""
+    """The number of a printed ``name: number`` line, or what a printed Python dict holds
+    under ``name`` (`_own`; a live 1.5B estimate printed "estimate: 1085.736…", and the tasks
+    that read it failed on float() three times each); else ``text`` as it is. An ``answer``
+    keeps its words."""
     if name == "answer":
         return text
     key = re.sub(r"[\s_-]+", "_", name.strip().lower())
@@ -143,11 +154,8 @@ def _labelled(text: str, name: str) -> JsonValue:
         held = ast.literal_eval(text)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return text
-    if isinstance(held, dict) and list(held) == [name]:
-        value = held[name]
-        if isinstance(value, (int, float, str)) and not isinstance(value, bool):
-            return value
-    return text
+    own = _own(held, name) if isinstance(held, dict) else None
+    return own if isinstance(own, (int, float, str)) else text
 
 
 def _named_file(run: ExecutionResult) -> str | None:

@@ -63,9 +63,12 @@ async def test_a_printed_name_and_number_is_read_as_the_number(shared_sandbox: o
     assert read_outputs(["estimate"], result) == {"estimate": 1085.7763}
     assert read_outputs(["ratio"], result) == {"ratio": "estimate: 1085.7763"}  # another name
     assert read_outputs(["answer"], result) == {"answer": "estimate: 1085.7763"}  # its words
-    held = await run(shared_sandbox, "print({'prime_count': 1229})", {}, {})
+    held = await run(shared_sandbox, "print({'prime_count': 1229, 'ratio': 1.13})", {}, {})
     assert read_outputs(["prime_count"], held) == {"prime_count": 1229}
-    assert read_outputs(["estimate"], held) == {"estimate": "{'prime_count': 1229}"}
+    assert read_outputs(["estimate"], held) == {"estimate": "{'prime_count': 1229, 'ratio': 1.13}"}
+    as_json = await run(shared_sandbox, 'print(\'{"prime_count": 1229, "ratio": 1.13}\')', {}, {})
+    assert read_outputs(["prime_count"], as_json) == {"prime_count": 1229}
+    assert read_outputs(["answer"], as_json) == {"answer": {"prime_count": 1229, "ratio": 1.13}}
 
 
 async def test_outputs_left_in_variables_of_their_names_are_read_when_nothing_was_printed(
