@@ -27,6 +27,7 @@ __all__ = [
     "COMPUTED_VIEWS",
     "QUOTED_VIEWS",
     "READING",
+    "apart_for",
     "by_quotation",
     "from_reading",
     "own_inputs",
@@ -41,6 +42,9 @@ __all__ = [
 OWN_ANSWER = "Answer the overall goal from the documents."
 """The prose view's task beside a reading: the goal itself, not the task of answering from
 the reading (which it is not given)."""
+
+WHOLE_GOAL = "Answer the overall goal: work out every value it asks for."
+"""The prose view's task for a task that gives the answer."""
 
 READER = (
     "You are a careful analyst. Read the documents and work the question out step by step in "
@@ -90,7 +94,8 @@ def prose_request(
     """A prose view's request; beside a reading, the goal from the documents alone (a worked
     answer that saw the quotation would repeat it, and agree with it on nothing)."""
     if not from_reading(assignment):
-        task = assignment.task.description
+        # the answer task's own words are a program's ("the program computes every value")
+        task = WHOLE_GOAL if assignment.task.outputs == ["answer"] else assignment.task.description
         return prose.request(assignment.goal, task, assignment.inputs, documents, note)
     inputs = own_inputs(assignment)
     return prose.request(assignment.goal, OWN_ANSWER, inputs, documents, note, READER)
@@ -109,6 +114,15 @@ def views_for(assignment: TaskAssignment, prose_on: bool) -> tuple[View, ...]:
     if from_reading(assignment):
         return reading_views(assignment)
     return VIEWS if prose_on else PROGRAMS
+
+
+def apart_for(assignment: TaskAssignment, prose_on: bool, when_repeated: bool) -> tuple[View, ...]:
+    """The views drawn in place of a program once the programs repeat one computation
+    (`roles.coder.select`): a worked answer in prose, for a task whose one output is the
+    answer and that draws no prose already; else none."""
+    if not when_repeated or prose_on or views_for(assignment, prose_on) != PROGRAMS:
+        return ()
+    return () if assignment.task.outputs != ["answer"] else (View("prose"),)
 
 
 def scaled(

@@ -7,8 +7,9 @@ candidate) is kept.
 Effort follows doubt: the cheapest pair (a program and a prose answer) is drawn first; when
 they agree and the check holds, drawing stops. Otherwise views are added one at a time until
 a group is clearly ahead (two views agree, or two programs of their own agree) or ``most``
-candidates are drawn; the leading group answers, with the
-alternatives in its confidence. A check that fails every candidate is set aside: at 1.5B the
+candidates are drawn; the leading group answers, with the alternatives in its confidence.
+Programs that are one computation written again confirm nothing, so once they repeat, the
+next view drawn is of another kind where the task allows one (a worked answer in prose). A check that fails every candidate is set aside: at 1.5B the
 verifier often writes out an answer of its own and compares, and candidates drawn apart are
 likelier right than one such check. Every check of the kept answer is one typed verdict
 (`bus.verdicts`); its confidence is scored by `roles.verifier.confidence`.
@@ -157,6 +158,15 @@ def _ahead(best: Group, output: str, quoted: frozenset[float]) -> bool:
     return best.agreeing >= 2 and not needs_views(_answer(best.kept, output), quoted)
 
 
+def _repeated(cands: Sequence[Solved]) -> bool:
+    """Whether the candidates are programs that all wrote one computation again (two or
+    more): asked another way, the model gave the same program, so a further program like
+    it adds nothing that a view of another kind would not."""
+    if len(cands) < 2 or any(c.view != "program" for c in cands):
+        return False
+    return all(same_program(cands[0].code, c.code) for c in cands[1:])
+
+
 async def select(
     draw: Draw,
     judge: Judge | None,
@@ -165,15 +175,21 @@ async def select(
     most: int,
     views: Sequence[View] = VIEWS,
     min_confidence: float = 0.0,
+    apart: Sequence[View] = (),
 ) -> Selection:
     """Draw up to ``most`` candidates through ``views`` until one group is clearly ahead,
-    judge them, keep the best group. Raises `TaskFailed` when no candidate gave an answer."""
+    judge them, keep the best group; ``apart``: views of another kind, each drawn in place
+    of the next program once the programs drawn are one computation written again
+    (`_repeated`). Raises `TaskFailed` when no candidate gave an answer."""
     cands: list[Solved] = []
     failures: list[str] = []
     last: TaskFailed | None = None
     judged: Judged | None = None
     drawn = 0
+    spare = list(apart)
     for view in views[: max(1, most)]:
+        if spare and view.kind == "program" and _repeated(cands):
+            view = spare.pop(0)
         drawn += 1
         try:
             cands.append(await draw(view))
@@ -185,7 +201,7 @@ async def select(
         if len(cands) < 2:
             continue
         judged = await judge([_answer(g.kept, output) for g in groups]) if judge else None
-        best = _best(groups, judged)
+        best = _best(groups, judged, output, quoted)
         if _ahead(best, output, quoted) and (judged is None or _passed(judged, groups.index(best))):
             break
     if not cands:  # the last failure as it was: a model outage stays one (its cause)
@@ -196,7 +212,7 @@ async def select(
     if judged is not None and judged.usable and all(o != "pass" for o, _ in judged.outcomes):
         why = "it fails every candidate, so it is likelier wrong than all of them"
         judged = Judged(judged.outcomes, False, why, judged.exec_id)
-    best = _best(groups, judged)
+    best = _best(groups, judged, output, quoted)
     failed = judged is not None and judged.usable and not _passed(judged, groups.index(best))
     confidence = score_of(
         best.views,
@@ -230,12 +246,23 @@ def _passed(judged: Judged, index: int) -> bool:
     return judged.usable and judged.outcomes[index][0] == "pass"
 
 
-def _best(groups: list[Group], judged: Judged | None) -> Group:
+def _best(
+    groups: list[Group],
+    judged: Judged | None,
+    output: str = "",
+    quoted: frozenset[float] = frozenset(),
+) -> Group:
     """The group most views agree on among those that pass the check (when it is usable),
-    else among all (on a tie, the first drawn)."""
+    else among all; on a tie, one whose value is not trivial nor only the goal's own numbers
+    (`needs_views`: what a program that found nothing gives), then the first drawn."""
     passing = [g for i, g in enumerate(groups) if judged is not None and _passed(judged, i)]
     pool = passing or groups
-    return max(pool, key=lambda g: (g.kinds, g.agreeing, len(g.members), -groups.index(g)))
+
+    def rank(g: Group) -> tuple[int, int, int, bool, int]:
+        found = not needs_views(_answer(g.kept, output), quoted)
+        return (g.kinds, g.agreeing, len(g.members), found, -groups.index(g))
+
+    return max(pool, key=rank)
 
 
 def _too_unsure(best: Group, confidence: Confidence, least: float) -> CheckVerdict:
