@@ -157,12 +157,6 @@ class CoderSettings(RoleSettings):
     goals Qwen2.5-Coder-1.5B's prose answer was right on none (it miscounts what its programs
     compute), so at that size it would only cost calls and veto right answers; a view for a
     model that reasons in words as well as it codes."""
-    prose_when_repeated: bool = True
-    """With ``cross_check`` and ``prose`` off, for a task whose one output is the ``answer``:
-    once the programs drawn are one computation written again (the model asked another way
-    gave the same program), the next view is a worked answer in prose, not a third copy. On
-    the train split (1.5B, d204230), 9 of the first 14 answers were two or three copies of
-    one program: a copy confirms nothing, a prose answer that agrees does."""
     candidate_attempts: int = Field(default=2, ge=1, le=20)
     """Runs per candidate (the first try plus fixes): a candidate that keeps failing gives
     way to a fresh one rather than being repaired again."""

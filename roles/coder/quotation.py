@@ -27,7 +27,6 @@ __all__ = [
     "COMPUTED_VIEWS",
     "QUOTED_VIEWS",
     "READING",
-    "apart_for",
     "by_quotation",
     "from_reading",
     "own_inputs",
@@ -114,15 +113,6 @@ def views_for(assignment: TaskAssignment, prose_on: bool) -> tuple[View, ...]:
     if from_reading(assignment):
         return reading_views(assignment)
     return VIEWS if prose_on else PROGRAMS
-
-
-def apart_for(assignment: TaskAssignment, prose_on: bool, when_repeated: bool) -> tuple[View, ...]:
-    """The views drawn in place of a program once the programs repeat one computation
-    (`roles.coder.select`): a worked answer in prose, for a task whose one output is the
-    answer and that draws no prose already; else none."""
-    if not when_repeated or prose_on or views_for(assignment, prose_on) != PROGRAMS:
-        return ()
-    return () if assignment.task.outputs != ["answer"] else (View("prose"),)
 
 
 def scaled(

@@ -27,7 +27,6 @@ from roles.coder.checks import checks_for
 from roles.coder.instructions import SYSTEM, task_request, with_libraries
 from roles.coder.missing_imports import with_imports
 from roles.coder.quotation import (
-    apart_for,
     by_quotation,
     prose_request,
     quotation_of,
@@ -154,16 +153,15 @@ class Coder(WorkerRole[CoderSettings]):
             solved = await self._solve(env, assignment, convo, self.settings.candidate_attempts)
             return scaled(solved, kind, assignment, self.documents)
 
-        prose_on = self.settings.prose
+        views = views_for(assignment, self.settings.prose)
         chosen = await select(
             draw,
             judge,
             "answer",
             quoted_in(assignment.goal),
             self.settings.candidates,
-            views_for(assignment, prose_on),
+            views,
             self.verifier.min_confidence,
-            apart_for(assignment, prose_on, self.settings.prose_when_repeated),
         )
         for failure in chosen.failures:
             self.log.info("candidate failed", task=task.id, error=failure[:200])

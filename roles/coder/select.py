@@ -8,9 +8,7 @@ Effort follows doubt: the cheapest pair (a program and a prose answer) is drawn 
 they agree and the check holds, drawing stops. Otherwise views are added one at a time until
 a group is clearly ahead (two views agree, or two programs of their own agree) or ``most``
 candidates are drawn; the leading group answers, with the alternatives in its confidence.
-Programs that are one computation written again confirm nothing, so once they repeat, the
-next view drawn is of another kind where the task allows one (a worked answer in prose). A check that fails every candidate is set aside: at 1.5B the
-verifier often writes out an answer of its own and compares, and candidates drawn apart are
+A check that fails every candidate is set aside: at 1.5B the verifier often writes out an answer of its own and compares, and candidates drawn apart are
 likelier right than one such check. Every check of the kept answer is one typed verdict
 (`bus.verdicts`); its confidence is scored by `roles.verifier.confidence`.
 """
@@ -158,15 +156,6 @@ def _ahead(best: Group, output: str, quoted: frozenset[float]) -> bool:
     return best.agreeing >= 2 and not needs_views(_answer(best.kept, output), quoted)
 
 
-def _repeated(cands: Sequence[Solved]) -> bool:
-    """Whether the candidates are programs that all wrote one computation again (two or
-    more): asked another way, the model gave the same program, so a further program like
-    it adds nothing that a view of another kind would not."""
-    if len(cands) < 2 or any(c.view != "program" for c in cands):
-        return False
-    return all(same_program(cands[0].code, c.code) for c in cands[1:])
-
-
 async def select(
     draw: Draw,
     judge: Judge | None,
@@ -175,21 +164,15 @@ async def select(
     most: int,
     views: Sequence[View] = VIEWS,
     min_confidence: float = 0.0,
-    apart: Sequence[View] = (),
 ) -> Selection:
     """Draw up to ``most`` candidates through ``views`` until one group is clearly ahead,
-    judge them, keep the best group; ``apart``: views of another kind, each drawn in place
-    of the next program once the programs drawn are one computation written again
-    (`_repeated`). Raises `TaskFailed` when no candidate gave an answer."""
+    judge them, keep the best group. Raises `TaskFailed` when no candidate gave an answer."""
     cands: list[Solved] = []
     failures: list[str] = []
     last: TaskFailed | None = None
     judged: Judged | None = None
     drawn = 0
-    spare = list(apart)
     for view in views[: max(1, most)]:
-        if spare and view.kind == "program" and _repeated(cands):
-            view = spare.pop(0)
         drawn += 1
         try:
             cands.append(await draw(view))

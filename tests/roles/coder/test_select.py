@@ -153,21 +153,6 @@ async def test_a_trivial_or_echoed_value_two_programs_agree_on_does_not_pass(val
     assert all(v.passed for v in chosen.verdicts)
 
 
-async def test_copies_of_one_program_make_way_for_a_view_of_another_kind() -> None:
-    draws = Draws(cand("319", "a = 1"), cand("319", "a = 1"), prose("319"))
-    chosen = await select(draws, positive(), "answer", frozenset(), 3, PROGRAMS, apart=VIEWS[1:2])
-    assert [v.kind for v in draws.views] == ["program", "program", "prose"]
-    assert chosen.confidence is not None and chosen.confidence.views == ["program", "prose"]
-    assert chosen.note == ""
-
-
-async def test_programs_that_differ_draw_a_third_program_not_prose() -> None:
-    draws = Draws(cand("319", "a = 1"), cand("320", "b = 2\nc = 3"), cand("319", "d = 4\ne = 5"))
-    chosen = await select(draws, positive(), "answer", frozenset(), 3, PROGRAMS, apart=VIEWS[1:2])
-    assert [v.kind for v in draws.views] == ["program"] * 3
-    assert chosen.kept.outputs == {"answer": "319"}
-
-
 async def test_on_a_tie_a_computed_value_leads_one_that_repeats_the_goal() -> None:
     # three programs, three values: the first only restates the goal's 10000
     draws = Draws(cand("10000", "a = 1"), cand("2079", "b = 2\nc = 3"), cand("2208", "d = 4"))

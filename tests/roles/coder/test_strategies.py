@@ -100,49 +100,6 @@ async def test_two_programs_that_agree_and_pass_the_check_are_verified(tmp_path:
     assert verdict_of("25", ["solve"], {"solve": result.verdicts}).verified
 
 
-SIEVE_AGAIN = f"# the same computation, written again\n{SIEVE}"
-
-
-async def test_a_program_written_again_is_followed_by_a_prose_answer(tmp_path: Path) -> None:
-    # asked another way, the model wrote the same program: the third view is prose, not a copy
-    answers = [
-        SPEC,
-        ScriptedAnswer(answer=fenced(SIEVE)),
-        ScriptedAnswer(answer=fenced(SIEVE_AGAIN)),
-    ]
-    role = coder([*answers, PROSE], tmp_path, cross_check=True, prose=False)
-    result = await work(role, assignment(["answer"]))
-    assert result.outputs == {"answer": 25}
-    assert result.confidence is not None and result.confidence.views == ["program", "prose"]
-    assert verdict_of("25", ["solve"], {"solve": result.verdicts}).verified
-    asked = [p for p in role.bus.sent if isinstance(p, Usage) and p.kind == "model"]  # type: ignore[attr-defined]
-    assert len(asked) == 4  # the statement, two programs, one prose answer
-
-
-async def test_a_prose_answer_that_disagrees_with_copies_leaves_it_unverified(
-    tmp_path: Path,
-) -> None:
-    wrong_prose = ScriptedAnswer(match="Work it out in words", answer="Answer: 24")
-    answers = [
-        SPEC,
-        ScriptedAnswer(answer=fenced(SIEVE)),
-        ScriptedAnswer(answer=fenced(SIEVE_AGAIN)),
-    ]
-    role = coder([*answers, wrong_prose], tmp_path, cross_check=True, prose=False)
-    result = await work(role, assignment(["answer"]))
-    assert result.outputs == {"answer": 25}  # the program's answer still leads
-    assert result.confidence is not None and "24 (prose)" in result.confidence.alternatives
-    assert not verdict_of("25", ["solve"], {"solve": result.verdicts}).verified
-
-
-async def test_copies_of_a_program_draw_no_prose_when_it_is_off(tmp_path: Path) -> None:
-    answers = [SPEC, *(ScriptedAnswer(answer=fenced(c)) for c in (SIEVE, SIEVE_AGAIN, COUNTED))]
-    role = coder(answers, tmp_path, cross_check=True, prose=False, prose_when_repeated=False)
-    result = await work(role, assignment(["answer"]))
-    assert result.confidence is not None and result.confidence.views == ["program"]
-    assert verdict_of("25", ["solve"], {"solve": result.verdicts}).verified
-
-
 async def test_a_second_candidate_that_disagrees_leaves_it_unverified(tmp_path: Path) -> None:
     answers = [SPEC, *(ScriptedAnswer(answer=fenced(c)) for c in (SIEVE, WRONG, "print(24)"))]
     role = coder(answers, tmp_path, cross_check=True, candidate_attempts=1, prose=False)
