@@ -8,8 +8,9 @@ Effort follows doubt: the cheapest pair (a program and a prose answer) is drawn 
 they agree and the check holds, drawing stops. Otherwise views are added one at a time until
 a group is clearly ahead (two views agree, or two programs of their own agree) or ``most``
 candidates are drawn; the leading group answers, with the alternatives in its confidence.
-A check that fails every candidate is set aside: at 1.5B the verifier often writes out an answer of its own and compares, and candidates drawn apart are
-likelier right than one such check. Every check of the kept answer is one typed verdict
+A check that fails every candidate is set aside: at 1.5B the verifier often writes out an
+answer of its own and compares, and candidates drawn apart are likelier right than one such
+check. Every check of the kept answer is one typed verdict
 (`bus.verdicts`); its confidence is scored by `roles.verifier.confidence`.
 """
 
