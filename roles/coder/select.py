@@ -58,16 +58,12 @@ VIEWS: tuple[View, ...] = (
     View("program", VARIANTS[0]),
     View("prose"),
     View("program", VARIANTS[1]),
-    View("program", VARIANTS[3]),
-    View("prose", STEPS_FIRST),
     View("program", VARIANTS[2]),
+    View("prose", STEPS_FIRST),
+    View("program", VARIANTS[3]),
 )
 """In the order drawn: the cheapest pair of views first, then programs asked other ways and a
-second prose answer. The third program restates the goal before it computes: on the train
-split (1.5B, d204230), 14 of 24 answers drew a third program, and where the first two were
-one computation written again, the third asked "another way" was a copy again in 6 of 10;
-a copy confirms nothing, and a goal misread alike by the first two (the most units "in
-total" taken as the largest row, in three programs) is what restating it may catch."""
+second prose answer."""
 
 PROGRAMS: tuple[View, ...] = tuple(v for v in VIEWS if v.kind == "program")
 """The views when prose is not asked for (a task with outputs other than the answer)."""
