@@ -98,8 +98,8 @@ def goal_plan(request: PlanRequest) -> Plan:
         role="coder",
         description=(
             f"Answer the overall goal exactly as it is stated: the program computes every "
-            f"value the goal asks for {source}, step by step (nothing worked out by hand and "
-            "written in), and prints one short sentence that states each computed value."
+            f"value the goal asks for {source} (none worked out beforehand and written in), "
+            "and gives `answer`: one sentence that states each computed value."
         ),
         inputs=list(request.goal_inputs),
         outputs=["answer"],

@@ -18,8 +18,8 @@ from pydantic import JsonValue
 __all__ = ["NO_INPUTS", "input_notes"]
 
 NO_INPUTS = (
-    "inputs.json is empty: write each value the goal states into the program as a Python "
-    "value (do not read them from inputs.json)."
+    "inputs.json is empty: take every value the program needs from the goal's text and your "
+    "task's description, written into the program (do not read them from inputs.json)."
 )
 
 

@@ -52,11 +52,10 @@ def task_request(
     its documents, recalled worked examples, what to keep in mind, then ``note``."""
     task = assignment.task
     inputs: dict[str, JsonValue] = assignment.inputs
-    outputs = ", ".join(task.outputs) or "(none)"
     parts = [
         f"Overall goal: {assignment.goal}",
         f"Your task ({task.id}): {task.description}",
-        *([] if task.outputs == ["answer"] else [f"Outputs to produce: {outputs}"]),
+        f"Outputs to produce: {', '.join(task.outputs) or '(none)'}",
         given_values(inputs),
         *input_notes(inputs),
         *quoted_documents(dict(documents), DOCUMENT_CHARS),

@@ -36,4 +36,4 @@ def test_prose_numbers_and_one_line_strings_get_no_note() -> None:
 
 def test_no_inputs_says_the_values_are_in_the_goal() -> None:
     assert input_notes({}) == [NO_INPUTS]
-    assert "write each value the goal states into the program" in NO_INPUTS
+    assert "take every value the program needs from the goal's text" in NO_INPUTS
