@@ -48,6 +48,8 @@ class Solved:
     attempts: int
     code: str = ""
     view: str = "program"
+    drawn_by: int = 0
+    """The place, among the views drawn, of the view that drew it (`roles.coder.select`)."""
 
 
 @dataclass(frozen=True)

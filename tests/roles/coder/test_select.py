@@ -154,8 +154,24 @@ async def test_a_trivial_or_echoed_value_two_programs_agree_on_does_not_pass(val
 
 
 async def test_on_a_tie_a_computed_value_leads_one_that_repeats_the_goal() -> None:
-    # three programs, three values: the first only restates the goal's 10000
-    draws = Draws(cand("10000", "a = 1"), cand("2079", "b = 2\nc = 3"), cand("2208", "d = 4"))
+    # three programs, three values: the last drawn only restates the goal's 10000
+    draws = Draws(cand("2208", "a = 1"), cand("2079", "b = 2\nc = 3"), cand("10000", "d = 4"))
     chosen = await select(draws, positive(), "answer", frozenset({10000.0}), 3, PROGRAMS)
     assert chosen.kept.outputs == {"answer": "2079"}
     assert chosen.note == "no second candidate agreed"
+
+
+async def test_among_programs_that_agree_with_none_the_one_asked_another_way_leads() -> None:
+    # twin primes below 1000: the direct program and the independent check miscount
+    draws = Draws(cand("167", "a = 1"), cand("16", "b = 2\nc = 3"), cand("35", "d = 4"))
+    chosen = await select(draws, positive(), "answer", frozenset({2.0, 1000.0}), 3, PROGRAMS)
+    assert chosen.kept.outputs == {"answer": "35"}
+    assert chosen.confidence is not None and len(chosen.confidence.alternatives) == 2
+    assert chosen.note == "no second candidate agreed"
+
+
+async def test_a_worked_answer_drawn_first_still_leads_a_program_that_agrees_with_none() -> None:
+    draws = Draws(prose("41"), cand("42", "a = 1"))
+    views = (View("prose"), View("program"))
+    chosen = await select(draws, positive(), "answer", frozenset(), 2, views)
+    assert chosen.kept.outputs == {"answer": "41"}
