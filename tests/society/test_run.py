@@ -341,17 +341,19 @@ async def test_a_missing_module_is_fed_back_with_what_the_image_holds(run_yaml: 
     assert any(told in text and "numpy" in text and "You are the coder" in text for text in asked)
 
 
-def _second_candidate_disagreeing() -> str:
-    """The quickstart's script with its answer's second candidate computing another ratio."""
+def _first_candidate_disagreeing() -> str:
+    """The quickstart's script with its answer's first candidate (the direct request's)
+    computing another ratio: the two programs tie, and the one asked as an independent check
+    is kept (`roles.coder.select`)."""
     text = (ROOT / "scenarios" / "quickstart.yaml").read_text()
-    return text.replace("ratio = prime_count / estimate", "ratio = prime_count / estimate / 2")
+    return text.replace("ratio = count / estimate\n", "ratio = count / estimate / 2\n")
 
 
-async def test_a_second_candidate_that_disagrees_leaves_the_run_unverified(
+async def test_a_candidate_that_disagrees_leaves_the_run_unverified(
     run_yaml: RunYaml,
 ) -> None:
     # the goal check a third ratio too: the path a live run takes, so nothing verifies it
-    disagreeing = _second_candidate_disagreeing().replace(
+    disagreeing = _first_candidate_disagreeing().replace(
         "len(primes) / estimate:.3f", "len(primes) / estimate / 3:.3f"
     )
     assert disagreeing.count("/ 2") == 1 and disagreeing.count("/ 3:") == 1
@@ -363,11 +365,11 @@ async def test_a_second_candidate_that_disagrees_leaves_the_run_unverified(
     assert agreement and not agreement[0].passed
 
 
-async def test_the_goal_check_agreeing_answers_a_second_candidate_that_disagrees(
+async def test_the_goal_check_agreeing_answers_a_candidate_that_disagrees(
     run_yaml: RunYaml,
 ) -> None:
     # the goal check's own program gives the answer's values: another candidate agreeing
-    outcome = await run_yaml(_second_candidate_disagreeing())
+    outcome = await run_yaml(_first_candidate_disagreeing())
     assert outcome.final is not None and outcome.final.status == "succeeded", outcome.final
     agreement = [v for v in outcome.final.verdict.verdicts if v.kind == "agreement"]
     assert agreement and agreement[0].passed
