@@ -19,7 +19,7 @@ from bus.execution import Artifact, ExecRequest, ExecResult
 from bus.payload_base import _Model, _Payload
 from bus.subjects import Channel
 from bus.usage import Recall, RecalledLesson, Retry, ToolCall, ToolRequest, Usage
-from bus.verdicts import CheckVerdict, Confidence, Verdict
+from bus.verdicts import CheckVerdict, Confidence, Level, Verdict
 
 __all__ = [
     "PAYLOAD_TYPES",
@@ -210,6 +210,8 @@ class TaskResult(_Payload):
     """How sure the outputs are, from the views that agree on them (None: none stated)."""
     quotes: list[Quote] = []
     """The evidence the outputs rest on, quoted from the documents (the researcher's)."""
+    level: list[Level] = []
+    """Candidates that ranked level with the one whose outputs these are (`bus.verdicts.Level`)."""
 
     @model_validator(mode="before")
     @classmethod

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import JsonValue
+
+from bus.execution import Artifact
 from bus.payload_base import _Model
 
-__all__ = ["CheckKind", "CheckVerdict", "Confidence", "Verdict"]
+__all__ = ["CheckKind", "CheckVerdict", "Confidence", "Level", "Verdict"]
 
 CheckKind = Literal[
     "property", "examples", "agreement", "views", "goal_check", "sources", "grounding"
@@ -56,6 +59,15 @@ class Confidence(_Model):
     """Candidates drawn (the answers that ran or were read)."""
     alternatives: list[str] = []
     """The other values the views gave, each with the views that gave it."""
+
+
+class Level(_Model):
+    """A candidate that ranked level with the one a task kept (no group of values was ahead):
+    its outputs and files, so that a check of the whole goal agreeing with it can pick it
+    (`roles.manager.final`)."""
+
+    outputs: dict[str, JsonValue] = {}
+    artifacts: list[Artifact] = []
 
 
 class Verdict(_Model):

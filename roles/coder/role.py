@@ -19,7 +19,7 @@ from pydantic import JsonValue
 
 from bus import Envelope
 from bus.payloads import ExecRequest, TaskAssignment, TaskResult, Usage
-from bus.verdicts import CheckVerdict
+from bus.verdicts import CheckVerdict, Level
 from roles.calls import ModelCalls
 from roles.coder import function_writer, prose
 from roles.coder.artifacts import save_artifacts
@@ -166,7 +166,14 @@ class Coder(WorkerRole[CoderSettings]):
         for failure in chosen.failures:
             self.log.info("candidate failed", task=task.id, error=failure[:200])
         result = self._done(assignment, chosen.kept, note=chosen.note, verdicts=chosen.verdicts)
-        return result.model_copy(update={"confidence": chosen.confidence})
+        level = [
+            Level(
+                outputs=c.outputs,
+                artifacts=save_artifacts(self.ctx.run_dir, f"{task.id}/level-{n}", c.files),
+            )
+            for n, c in enumerate(chosen.level, 1)
+        ]
+        return result.model_copy(update={"confidence": chosen.confidence, "level": level})
 
     async def _worked_examples(self, env: Envelope, goal: str) -> list[str]:
         """Verified solutions of goals like this one (`roles.solutions`), recalled once."""

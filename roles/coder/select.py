@@ -113,8 +113,8 @@ class Group:
 
 @dataclass(frozen=True)
 class Selection:
-    """The kept candidate, the verdicts on it, why it is not verified (or ""), and how sure
-    it is."""
+    """The kept candidate, the verdicts on it, why it is not verified (or ""), how sure it
+    is, and the candidates level with it."""
 
     kept: Solved
     verdicts: list[CheckVerdict] = field(default_factory=list)
@@ -122,6 +122,9 @@ class Selection:
     drawn: int = 0
     failures: list[str] = field(default_factory=list)
     confidence: Confidence | None = None
+    level: list[Solved] = field(default_factory=list)
+    """A candidate of each group that ranked level with the kept one's (none was ahead): a
+    check of the whole goal that agrees with one of them picks it (`roles.manager.final`)."""
 
 
 def _answer(s: Solved, output: str) -> str:
@@ -196,7 +199,7 @@ async def select(
     if judged is not None and judged.usable and all(o != "pass" for o, _ in judged.outcomes):
         why = "it fails every candidate, so it is likelier wrong than all of them"
         judged = Judged(judged.outcomes, False, why, judged.exec_id)
-    best = _best(groups, judged, output, quoted)
+    best, *level = _level(groups, judged, output, quoted)
     failed = judged is not None and judged.usable and not _passed(judged, groups.index(best))
     confidence = score_of(
         best.views,
@@ -208,7 +211,8 @@ async def select(
     if confidence.score < min_confidence and not any(not v.passed for v in verdicts):
         verdicts.append(_too_unsure(best, confidence, min_confidence))
         note = note or verdicts[-1].what
-    return Selection(_answering(best, output, quoted), verdicts, note, drawn, failures, confidence)
+    kept = _answering(best, output, quoted)
+    return Selection(kept, verdicts, note, drawn, failures, confidence, [g.kept for g in level])
 
 
 def _answering(group: Group, output: str, quoted: frozenset[float]) -> Solved:
@@ -230,19 +234,20 @@ def _passed(judged: Judged, index: int) -> bool:
     return judged.usable and judged.outcomes[index][0] == "pass"
 
 
-def _best(
+def _level(
     groups: list[Group],
     judged: Judged | None,
     output: str = "",
     quoted: frozenset[float] = frozenset(),
-) -> Group:
-    """The group most views agree on among those that pass the check (when it is usable),
-    else among all; on a tie, one whose value is not trivial nor only the goal's own numbers
-    (`needs_views`: what a program that found nothing gives), then, among programs alone, the
-    one drawn by the view asked furthest from the direct way (on the dev suite's first 24
-    train goals, 1.5B, the first answer of the program asked "another way" was right 12 times
-    in 18, the direct one's 11 in 22), else the first drawn (a reading's worked answer leads
-    its quotation, `roles.coder.quotation.reading_views`)."""
+) -> list[Group]:
+    """The groups level at the top, the one kept first: the group most views agree on among
+    those that pass the check (when it is usable), else among all; on a tie, one whose value
+    is not trivial nor only the goal's own numbers (`needs_views`: what a program that found
+    nothing gives), then, among programs alone, the one drawn by the view asked furthest from
+    the direct way (on the dev suite's first 24 train goals, 1.5B, the first answer of the
+    program asked "another way" was right 12 times in 18, the direct one's 11 in 22), else
+    the first drawn (a reading's worked answer leads its quotation,
+    `roles.coder.quotation.reading_views`)."""
     passing = [g for i, g in enumerate(groups) if judged is not None and _passed(judged, i)]
     pool = passing or groups
 
@@ -253,8 +258,20 @@ def _best(
     top = max(rank(g) for g in pool)
     tied = [g for g in pool if rank(g) == top]
     if len(tied) > 1 and all(set(g.views) == {"program"} for g in tied):
-        return max(tied, key=lambda g: (max(m.drawn_by for m in g.members), -groups.index(g)))
-    return tied[0]
+        tied.sort(
+            key=lambda g: (max(m.drawn_by for m in g.members), -groups.index(g)), reverse=True
+        )
+    return tied
+
+
+def _best(
+    groups: list[Group],
+    judged: Judged | None,
+    output: str = "",
+    quoted: frozenset[float] = frozenset(),
+) -> Group:
+    """The group kept: the first of `_level`."""
+    return _level(groups, judged, output, quoted)[0]
 
 
 def _too_unsure(best: Group, confidence: Confidence, least: float) -> CheckVerdict:

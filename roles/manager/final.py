@@ -8,7 +8,7 @@ import json
 from pydantic import JsonValue
 
 from bus.evidence import READING
-from bus.payloads import Final, Goal
+from bus.payloads import Artifact, Final, Goal
 from bus.verdicts import CheckVerdict, Verdict
 from roles.budget import BudgetTracker
 from roles.manager.ledger import Ledger
@@ -195,6 +195,36 @@ def _confirmed_instead(
     return str(independent), [checker], verdict
 
 
+def _level_picked(
+    ledger: Ledger,
+    scheduler: Scheduler | None,
+    sources: list[str],
+    goal_check: tuple[str, JsonValue, list[CheckVerdict]],
+) -> tuple[str, Verdict, dict[str, JsonValue], list[Artifact]] | None:
+    """Where the answer is not verified, the first candidate a source task found level with
+    the one it kept (`bus.verdicts.Level`: no group of values was ahead) that the goal check
+    agrees with and that is then verified: the answer it gives, the verdict, every output and
+    the artifacts, its files in place of the kept one's. None: no such candidate."""
+    checked = _with_grounding(ledger, scheduler, sources)
+    for tid in sources:
+        for level in ledger.level.get(tid, []):
+            completed = {**ledger.completed, tid: dict(level.outputs)}
+            answer, _ = synthesize(completed, scheduler)
+            held = verdict_of(answer, sources, checked, goal_check)
+            if answer is None or not held.verified:
+                continue
+            why = (
+                f"{tid}: its candidates tied, and the goal check agrees with another than the "
+                "one it kept, so that one's values are the answer"
+            )
+            _, outputs = final_answer(completed, scheduler)
+            kept = f"artifacts/{tid}/"
+            artifacts = [a for a in ledger.artifacts if not a.path.startswith(kept)]
+            verdict = held.model_copy(update={"checks": [*held.checks, why]})
+            return answer, verdict, outputs, [*artifacts, *level.artifacts]
+    return None
+
+
 def final_message(
     status: str,
     reason: str,
@@ -214,9 +244,13 @@ def final_message(
         independent = ledger.completed.get(checker, {}).get(OUTPUT)
         goal_check = (goal, independent, ledger.checked.get(checker, []))
     verdict = verdict_of(answer, sources, _with_grounding(ledger, scheduler, sources), goal_check)
+    artifacts = ledger.artifacts
     if not verdict.verified and status in ("succeeded", "failed") and goal_check is not None:
-        instead = _confirmed_instead(ledger, scheduler, answer, goal_check, checker)
-        if instead is not None:
+        picked = _level_picked(ledger, scheduler, sources, goal_check)
+        if picked is not None:
+            answer, verdict, outputs, artifacts = picked
+            status, reason = "succeeded", ""
+        elif instead := _confirmed_instead(ledger, scheduler, answer, goal_check, checker):
             (answer, sources, verdict), status, reason = instead, "succeeded", ""
     sure = [ledger.confidence[t] for t in sources if t in ledger.confidence]
     if sure:  # the answer is as sure as its least sure source
@@ -229,7 +263,7 @@ def final_message(
         status=status,  # type: ignore[arg-type]
         answer=answer,
         outputs=outputs,
-        artifacts=ledger.artifacts,
+        artifacts=artifacts,
         summary=final_summary(done, failed, scheduler, revision, budget),
         reason=reason,
         verdict=verdict,

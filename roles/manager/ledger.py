@@ -19,7 +19,7 @@ from typing import Literal
 from pydantic import JsonValue
 
 from bus.payloads import Artifact, TaskResult
-from bus.verdicts import CheckVerdict, Confidence
+from bus.verdicts import CheckVerdict, Confidence, Level
 
 __all__ = ["MOVES", "Event", "InFlight", "Ledger", "Phase"]
 
@@ -95,6 +95,8 @@ class Ledger:
     """How each task done checked its outputs: its verdicts, by task id."""
     confidence: dict[str, Confidence] = field(default_factory=dict)
     """How sure each task done that stated it is of its outputs, by task id."""
+    level: dict[str, list[Level]] = field(default_factory=dict)
+    """The candidates each task done found level with the outputs it gave, by task id."""
 
     def move(self, event: Event) -> bool:
         """Move the phase by ``event``; whether it moved (an event a phase does not take,

@@ -94,6 +94,7 @@ def settle(
         ledger.checked[flight.task_id] = list(result.verdicts)
         if result.confidence is not None:
             ledger.confidence[flight.task_id] = result.confidence
+        ledger.level[flight.task_id] = list(result.level)
     if sched is None or not current:
         if result.status == "done":
             ledger.completed[flight.task_id] = dict(result.outputs)

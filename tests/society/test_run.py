@@ -374,3 +374,26 @@ async def test_the_goal_check_agreeing_answers_a_candidate_that_disagrees(
     agreement = [v for v in outcome.final.verdict.verdicts if v.kind == "agreement"]
     assert agreement and agreement[0].passed
     assert "the goal check's own program gives these values" in agreement[0].what
+
+
+async def test_the_goal_check_picks_a_candidate_level_with_the_one_kept(
+    run_yaml: RunYaml,
+) -> None:
+    # the answer's second program (kept: of two programs that tie, the one asked as an
+    # independent check) computes another ratio; the goal check gives the first one's values
+    text = (ROOT / "scenarios" / "quickstart.yaml").read_text()
+    second_wrong = text.replace(
+        "ratio = prime_count / estimate", "ratio = prime_count / estimate / 2"
+    )
+    assert second_wrong.count("/ 2") == 1
+    outcome = await run_yaml(second_wrong)
+    final = outcome.final
+    assert final is not None and final.status == "succeeded", final
+    assert "1.132 times the estimate" in (final.answer or ""), final.answer
+    assert any(
+        "the goal check agrees with another than the one it kept" in c for c in final.verdict.checks
+    )
+    # the files are the picked candidate's: its report, not the kept one's (it wrote none)
+    assert [a.path for a in final.artifacts] == ["artifacts/compare/level-1/report.md"]
+    report = outcome.run_dir / final.artifacts[0].path
+    assert "1.132 times" in report.read_text()

@@ -168,6 +168,17 @@ async def test_among_programs_that_agree_with_none_the_one_asked_another_way_lea
     assert chosen.kept.outputs == {"answer": "35"}
     assert chosen.confidence is not None and len(chosen.confidence.alternatives) == 2
     assert chosen.note == "no second candidate agreed"
+    # the two it did not keep are level with it, latest drawn first: a goal check may pick one
+    assert [c.outputs["answer"] for c in chosen.level] == ["16", "167"]
+
+
+async def test_no_candidate_is_level_with_a_group_that_is_ahead_or_one_the_check_fails() -> None:
+    draws = Draws(cand("319", "a = 1"), cand("-4", "b = 2"), cand("319", "c = 3\nd = 4"))
+    chosen = await select(draws, positive(), "answer", frozenset(), 3, PROGRAMS)
+    assert chosen.kept.outputs == {"answer": "319"} and chosen.level == []
+    draws = Draws(cand("-3", "a = 1"), cand("12", "b = 2"), cand("-5", "c = 3"))
+    chosen = await select(draws, positive(), "answer", frozenset(), 3, PROGRAMS)
+    assert chosen.kept.outputs == {"answer": "12"} and chosen.level == []
 
 
 async def test_a_worked_answer_drawn_first_still_leads_a_program_that_agrees_with_none() -> None:
