@@ -63,11 +63,13 @@ class Confidence(_Model):
 
 class Level(_Model):
     """A candidate that ranked level with the one a task kept (no group of values was ahead):
-    its outputs and files, so that a check of the whole goal agreeing with it can pick it
-    (`roles.manager.final`)."""
+    its outputs, files, verdicts and confidence, as they would have been had it been kept, so
+    that a check of the whole goal agreeing with it can pick it (`roles.manager.final`)."""
 
     outputs: dict[str, JsonValue] = {}
     artifacts: list[Artifact] = []
+    verdicts: list[CheckVerdict] = []
+    confidence: Confidence | None = None
 
 
 class Verdict(_Model):

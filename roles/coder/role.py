@@ -168,10 +168,14 @@ class Coder(WorkerRole[CoderSettings]):
         result = self._done(assignment, chosen.kept, note=chosen.note, verdicts=chosen.verdicts)
         level = [
             Level(
-                outputs=c.outputs,
-                artifacts=save_artifacts(self.ctx.run_dir, f"{task.id}/level-{n}", c.files),
+                outputs=other.kept.outputs,
+                artifacts=save_artifacts(
+                    self.ctx.run_dir, f"{task.id}/level-{n}", other.kept.files
+                ),
+                verdicts=other.verdicts,
+                confidence=other.confidence,
             )
-            for n, c in enumerate(chosen.level, 1)
+            for n, other in enumerate(chosen.level, 1)
         ]
         return result.model_copy(update={"confidence": chosen.confidence, "level": level})
 

@@ -4,12 +4,13 @@ one-line summary of what the run did and spent."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 from pydantic import JsonValue
 
 from bus.evidence import READING
 from bus.payloads import Artifact, Final, Goal
-from bus.verdicts import CheckVerdict, Verdict
+from bus.verdicts import CheckVerdict, Confidence, Verdict
 from roles.budget import BudgetTracker
 from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler, TaskState
@@ -195,22 +196,36 @@ def _confirmed_instead(
     return str(independent), [checker], verdict
 
 
+@dataclass(frozen=True)
+class _Picked:
+    """A level candidate picked by the goal check: the run's answer, verdict, outputs and
+    artifacts with it, and how sure its task is of it."""
+
+    answer: str
+    verdict: Verdict
+    outputs: dict[str, JsonValue]
+    artifacts: list[Artifact]
+    confidence: dict[str, Confidence]
+
+
 def _level_picked(
     ledger: Ledger,
     scheduler: Scheduler | None,
     sources: list[str],
     goal_check: tuple[str, JsonValue, list[CheckVerdict]],
-) -> tuple[str, Verdict, dict[str, JsonValue], list[Artifact]] | None:
+) -> _Picked | None:
     """Where the answer is not verified, the first candidate a source task found level with
     the one it kept (`bus.verdicts.Level`: no group of values was ahead) that the goal check
-    agrees with and that is then verified: the answer it gives, the verdict, every output and
-    the artifacts, its files in place of the kept one's. None: no such candidate."""
+    agrees with and that is then verified on its own verdicts, its files in place of the kept
+    one's. None: no such candidate."""
     checked = _with_grounding(ledger, scheduler, sources)
     for tid in sources:
+        upstream = [v for v in checked.get(tid, []) if v.kind == "grounding"]
         for level in ledger.level.get(tid, []):
             completed = {**ledger.completed, tid: dict(level.outputs)}
             answer, _ = synthesize(completed, scheduler)
-            held = verdict_of(answer, sources, checked, goal_check)
+            own = {**checked, tid: [*level.verdicts, *upstream]}
+            held = verdict_of(answer, sources, own, goal_check)
             if answer is None or not held.verified:
                 continue
             why = (
@@ -220,8 +235,11 @@ def _level_picked(
             _, outputs = final_answer(completed, scheduler)
             kept = f"artifacts/{tid}/"
             artifacts = [a for a in ledger.artifacts if not a.path.startswith(kept)]
+            sure = {t: c for t, c in ledger.confidence.items() if t != tid}
+            if level.confidence is not None:
+                sure[tid] = level.confidence
             verdict = held.model_copy(update={"checks": [*held.checks, why]})
-            return answer, verdict, outputs, [*artifacts, *level.artifacts]
+            return _Picked(answer, verdict, outputs, [*artifacts, *level.artifacts], sure)
     return None
 
 
@@ -244,15 +262,15 @@ def final_message(
         independent = ledger.completed.get(checker, {}).get(OUTPUT)
         goal_check = (goal, independent, ledger.checked.get(checker, []))
     verdict = verdict_of(answer, sources, _with_grounding(ledger, scheduler, sources), goal_check)
-    artifacts = ledger.artifacts
+    artifacts, confidence = ledger.artifacts, ledger.confidence
     if not verdict.verified and status in ("succeeded", "failed") and goal_check is not None:
-        picked = _level_picked(ledger, scheduler, sources, goal_check)
-        if picked is not None:
-            answer, verdict, outputs, artifacts = picked
+        if picked := _level_picked(ledger, scheduler, sources, goal_check):
+            answer, verdict, outputs = picked.answer, picked.verdict, picked.outputs
+            artifacts, confidence = picked.artifacts, picked.confidence
             status, reason = "succeeded", ""
         elif instead := _confirmed_instead(ledger, scheduler, answer, goal_check, checker):
             (answer, sources, verdict), status, reason = instead, "succeeded", ""
-    sure = [ledger.confidence[t] for t in sources if t in ledger.confidence]
+    sure = [confidence[t] for t in sources if t in confidence]
     if sure:  # the answer is as sure as its least sure source
         verdict = verdict.model_copy(update={"confidence": min(sure, key=lambda c: c.score)})
     if status == "succeeded" and not verdict.verified:  # success is checked, not declared

@@ -4,8 +4,9 @@ A coder writes a task's files under its own run folder; with `society worker` th
 on the worker's machine. The log carries each sandbox execution's files (up to the size
 cap), so the runner restores the final message's artifacts into its run folder from
 there, checking each against the size and sha256 the coder reported. A path that is not
-``artifacts/<task>/<name>`` with plain parts (no ``..``, no control characters) is skipped:
-the log is data, and its paths must not steer where files land.
+``artifacts/<task>/<name>`` or ``artifacts/<task>/level-<n>/<name>`` (a candidate level with
+the kept one, `bus.verdicts.Level`) with plain parts (no ``..``, no control characters) is
+skipped: the log is data, and its paths must not steer where files land.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import re
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -25,37 +27,38 @@ __all__ = ["restore_artifacts"]
 
 def restore_artifacts(records: Iterable[LogRecord], final: Final, run_dir: Path) -> list[str]:
     """Write the final's artifacts missing from ``run_dir``; returns the paths written."""
-    files: dict[tuple[str, str], str] = {}  # (task id, name) -> base64, the latest run wins
+    files: dict[tuple[str, str], list[str]] = {}  # (task id, name) -> base64 of every run
     for record in records:
         env = record.envelope
         if env is not None and isinstance(env.payload, ExecResult) and env.task_id:
             for name, content in env.payload.files.items():
-                files[(env.task_id, name)] = content
+                files.setdefault((env.task_id, name), []).append(content)
     written = []
     for artifact in final.artifacts:
         target = run_dir / artifact.path
         parts = Path(artifact.path).parts
-        if target.exists() or not _plain(parts) or parts[2] != artifact.name:
+        if target.exists() or not _plain(parts) or parts[-1] != artifact.name:
             continue
-        encoded = files.get((parts[1], artifact.name))
-        if encoded is None:
-            continue
-        try:
-            data = base64.b64decode(encoded, validate=True)
-        except binascii.Error:
-            continue
-        if len(data) != artifact.size or hashlib.sha256(data).hexdigest() != artifact.sha256:
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        written.append(artifact.path)
+        # the latest run whose file is the one reported (a task's candidates write alike)
+        for encoded in reversed(files.get((parts[1], artifact.name), [])):
+            try:
+                data = base64.b64decode(encoded, validate=True)
+            except binascii.Error:
+                continue
+            if len(data) == artifact.size and hashlib.sha256(data).hexdigest() == artifact.sha256:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+                written.append(artifact.path)
+                break
     return written
 
 
 def _plain(parts: tuple[str, ...]) -> bool:
-    """``("artifacts", task, name)`` with no part that climbs or holds a control character."""
+    """``("artifacts", task, name)`` or ``("artifacts", task, "level-<n>", name)`` with no
+    part that climbs or holds a control character."""
+    level = len(parts) == 4 and re.fullmatch(r"level-[1-9][0-9]*", parts[2]) is not None
     return (
-        len(parts) == 3
+        (len(parts) == 3 or level)
         and parts[0] == "artifacts"
         and all(part not in (".", "..") and safe_line(part) == part for part in parts)
     )

@@ -50,3 +50,39 @@ def test_only_plain_artifact_paths_are_restored(tmp_path: Path) -> None:
     assert sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file()) == [
         "run/artifacts/t1/kept.txt"
     ]
+
+
+def test_a_level_candidates_file_is_restored_from_its_own_run(tmp_path: Path) -> None:
+    # the task's two programs each wrote report.md; the final names the first one's, picked
+    # as level with the kept one (`bus.verdicts.Level`), and the kept one ran last
+    first, last = b"ratio 1.132", b"ratio 0.566"
+    records = [
+        LogRecord(
+            seq=i,
+            subject="society.r1.exec",
+            envelope=Envelope.new(
+                "r1",
+                "coder/1",
+                ExecResult(
+                    exit_code=0,
+                    stdout="",
+                    stderr="",
+                    wall_s=0.1,
+                    files={"report.md": base64.b64encode(data).decode()},
+                ),
+                task_id="compare",
+            ),
+        )
+        for i, data in enumerate((first, last), start=1)
+    ]
+    picked = Artifact(
+        name="report.md",
+        path="artifacts/compare/level-1/report.md",
+        size=len(first),
+        sha256=hashlib.sha256(first).hexdigest(),
+    )
+    wrong_level = picked.model_copy(update={"path": "artifacts/compare/level-x/report.md"})
+    final = Final(status="succeeded", artifacts=[picked, wrong_level])
+    run_dir = tmp_path / "run"
+    assert restore_artifacts(records, final, run_dir) == ["artifacts/compare/level-1/report.md"]
+    assert (run_dir / picked.path).read_bytes() == first

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from bus.payloads import (
@@ -380,20 +382,27 @@ async def test_the_goal_check_picks_a_candidate_level_with_the_one_kept(
     run_yaml: RunYaml,
 ) -> None:
     # the answer's second program (kept: of two programs that tie, the one asked as an
-    # independent check) computes another ratio; the goal check gives the first one's values
+    # independent check) computes another ratio and writes its own report; the goal check
+    # gives the first one's values
     text = (ROOT / "scenarios" / "quickstart.yaml").read_text()
-    second_wrong = text.replace(
-        "ratio = prime_count / estimate", "ratio = prime_count / estimate / 2"
-    )
+    wrong = 'ratio = prime_count / estimate / 2\n        open("report.md", "w").write("wrong")'
+    second_wrong = text.replace("ratio = prime_count / estimate", wrong)
     assert second_wrong.count("/ 2") == 1
     outcome = await run_yaml(second_wrong)
     final = outcome.final
     assert final is not None and final.status == "succeeded", final
     assert "1.132 times the estimate" in (final.answer or ""), final.answer
-    assert any(
-        "the goal check agrees with another than the one it kept" in c for c in final.verdict.checks
-    )
-    # the files are the picked candidate's: its report, not the kept one's (it wrote none)
+    why = "the goal check agrees with another than the one it kept"
+    assert any(why in c for c in final.verdict.checks)
+    # the files are the picked candidate's report, not the kept one's
     assert [a.path for a in final.artifacts] == ["artifacts/compare/level-1/report.md"]
-    report = outcome.run_dir / final.artifacts[0].path
-    assert "1.132 times" in report.read_text()
+    assert "1.132 times" in (outcome.run_dir / final.artifacts[0].path).read_text()
+    # its verdicts are its own: the agreement the goal check answers rests on its run
+    runs = {
+        r.envelope.id: r.envelope.payload
+        for r in records(outcome)
+        if r.envelope and isinstance(r.envelope.payload, ExecResult)
+    }
+    (agreement,) = [v for v in final.verdict.verdicts if v.kind == "agreement"]
+    assert agreement.passed
+    assert b"1.132 times" in base64.b64decode(runs[agreement.candidate].files["report.md"])

@@ -169,7 +169,11 @@ async def test_among_programs_that_agree_with_none_the_one_asked_another_way_lea
     assert chosen.confidence is not None and len(chosen.confidence.alternatives) == 2
     assert chosen.note == "no second candidate agreed"
     # the two it did not keep are level with it, latest drawn first: a goal check may pick one
-    assert [c.outputs["answer"] for c in chosen.level] == ["16", "167"]
+    assert [s.kept.outputs["answer"] for s in chosen.level] == ["16", "167"]
+    assert all(
+        s.confidence is not None and "35 (program)" in s.confidence.alternatives
+        for s in chosen.level
+    )
 
 
 async def test_no_candidate_is_level_with_a_group_that_is_ahead_or_one_the_check_fails() -> None:
