@@ -23,27 +23,20 @@ def artifact(task: str, name: str) -> Artifact:
     return Artifact(name=name, path=f"artifacts/{task}/{name}", size=len(DATA), sha256=digest)
 
 
+def ran(seq: int, task: str, name: str, data: bytes) -> LogRecord:
+    """The log's record of a sandbox run of ``task`` that wrote ``name``."""
+    files = {name: base64.b64encode(data).decode()}
+    result = ExecResult(exit_code=0, stdout="", stderr="", wall_s=0.1, files=files)
+    return LogRecord(
+        seq=seq,
+        subject="society.r1.exec",
+        envelope=Envelope.new("r1", "coder/1", result, task_id=task),
+    )
+
+
 def test_only_plain_artifact_paths_are_restored(tmp_path: Path) -> None:
     tasks = {"t1": "kept.txt", "..": "climbs.txt", "t2": "esc\x1b[2J.txt", "t3": "new\nline"}
-    records = [
-        LogRecord(
-            seq=i,
-            subject="society.r1.exec",
-            envelope=Envelope.new(
-                "r1",
-                "coder/1",
-                ExecResult(
-                    exit_code=0,
-                    stdout="",
-                    stderr="",
-                    wall_s=0.1,
-                    files={name: base64.b64encode(DATA).decode()},
-                ),
-                task_id=task,
-            ),
-        )
-        for i, (task, name) in enumerate(tasks.items(), start=1)
-    ]
+    records = [ran(i, task, name, DATA) for i, (task, name) in enumerate(tasks.items(), start=1)]
     final = Final(status="succeeded", artifacts=[artifact(t, n) for t, n in tasks.items()])
     run_dir = tmp_path / "run"
     assert restore_artifacts(records, final, run_dir) == ["artifacts/t1/kept.txt"]
@@ -56,25 +49,7 @@ def test_a_level_candidates_file_is_restored_from_its_own_run(tmp_path: Path) ->
     # the task's two programs each wrote report.md; the final names the first one's, picked
     # as level with the kept one (`bus.verdicts.Level`), and the kept one ran last
     first, last = b"ratio 1.132", b"ratio 0.566"
-    records = [
-        LogRecord(
-            seq=i,
-            subject="society.r1.exec",
-            envelope=Envelope.new(
-                "r1",
-                "coder/1",
-                ExecResult(
-                    exit_code=0,
-                    stdout="",
-                    stderr="",
-                    wall_s=0.1,
-                    files={"report.md": base64.b64encode(data).decode()},
-                ),
-                task_id="compare",
-            ),
-        )
-        for i, data in enumerate((first, last), start=1)
-    ]
+    records = [ran(i, "compare", "report.md", data) for i, data in enumerate((first, last), 1)]
     picked = Artifact(
         name="report.md",
         path="artifacts/compare/level-1/report.md",
