@@ -11,9 +11,9 @@ needs to do that well with a small model.
   and which values are kept (agreement itself is the verifier's: `roles.verifier.agreement`); `hints`: the mistakes small models make, named from a failed run;
   `missing_imports`: a forgotten standard-library import added before a run; `input_notes`:
   what an input is (CSV text, an empty inputs file); `function_writer`: goals whose answer is
-  a function.
+  a function, and `function_task` its strategy bound to the role.
 
-Only `role` talks to the bus; the rest are functions of code, runs and values. Nothing
+Only `role` (and the strategies it hands itself to) talks to the bus; the rest are functions of code, runs and values. Nothing
 outside this wing imports it: what judges an answer lives below it in `roles.verifier`, the
 program protocol in `roles.program`.
 """

@@ -14,16 +14,17 @@ import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from autogen_core.models import LLMMessage, SystemMessage, UserMessage
+from autogen_core.models import LLMMessage, UserMessage
 from pydantic import JsonValue
 
 from bus import Envelope
 from bus.payloads import ExecRequest, TaskAssignment, TaskResult, Usage
 from bus.verdicts import CheckVerdict, Level
 from roles.calls import ModelCalls
-from roles.coder import function_writer, prose
+from roles.coder import prose
 from roles.coder.artifacts import save_artifacts
 from roles.coder.checks import checks_for
+from roles.coder.function_task import by_drafts
 from roles.coder.instructions import SYSTEM, task_request, with_libraries
 from roles.coder.missing_imports import with_imports
 from roles.coder.quotation import (
@@ -39,12 +40,10 @@ from roles.coder.solve import Program, solve
 from roles.coder.votes import Solved, Vote, voted
 from roles.context import RoleContext
 from roles.errors import ModelAnswerError, TaskFailed
-from roles.examples import Example, examples_in
 from roles.execution import CodeRunner, ExecutionResult, to_payload
 from roles.settings import CoderSettings
 from roles.solutions import SOLUTION, relevance
 from roles.verifier import checks as verifier
-from roles.verifier import function_tests
 from roles.verifier.agreement import quoted_in
 from roles.verifier.checks import Judged, VerifierCheck
 from roles.verifier.spec import AnswerSpec, StatedProperties, check_program
@@ -102,14 +101,14 @@ class Coder(WorkerRole[CoderSettings]):
         ``cross_check`` off): a program that merely ran checks nothing, so the result carries
         no verdict and a run it answers ends ``unverified``."""
         first = await self._solve(env, assignment, self.prompt(assignment))
-        return self._done(assignment, first, note="no second computation (cross_check is off)")
+        return self.done(assignment, first, note="no second computation (cross_check is off)")
 
     async def _voted(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """Outputs other than the answer: checked by a second program written independently,
         and a third to break a tie (`roles.coder.votes`)."""
         first = await self._solve(env, assignment, self.prompt(assignment))
         vote = await self._vote(env, assignment, first)
-        return self._done(assignment, vote.kept, note=vote.note, verdicts=[vote.verdict()])
+        return self.done(assignment, vote.kept, note=vote.note, verdicts=[vote.verdict()])
 
     async def _vote(self, env: Envelope, assignment: TaskAssignment, first: Solved) -> Vote:
         """``first`` checked by programs written independently (`roles.coder.votes`)."""
@@ -134,7 +133,7 @@ class Coder(WorkerRole[CoderSettings]):
 
             async def judge_(answers: list[str]) -> Judged:
                 async def run(code: str, files: dict[str, bytes]) -> tuple[ExecutionResult, str]:
-                    return await self._execute(env, task.id, code, files)
+                    return await self.execute(env, task.id, code, files)
 
                 return await verifier.judge(check, answers, assignment.inputs, run)
 
@@ -165,7 +164,7 @@ class Coder(WorkerRole[CoderSettings]):
         )
         for failure in chosen.failures:
             self.log.info("candidate failed", task=task.id, error=failure[:200])
-        result = self._done(assignment, chosen.kept, note=chosen.note, verdicts=chosen.verdicts)
+        result = self.done(assignment, chosen.kept, note=chosen.note, verdicts=chosen.verdicts)
         level = [
             Level(
                 outputs=other.kept.outputs,
@@ -222,7 +221,7 @@ class Coder(WorkerRole[CoderSettings]):
             outputs: dict[str, JsonValue] = dict.fromkeys(assignment.task.outputs, "")
             note = f"no independent answer: {str(exc)[:300]}"
             solved = Solved(outputs, {}, "", 0)
-            return self._done(assignment, solved, note=note)
+            return self.done(assignment, solved, note=note)
         # a second program, so that where the plan gives no answer or another, this one can
         # stand in its place (`roles.verifier.goal_check.standing`)
         vote = await self._vote(env, assignment, solved)
@@ -234,15 +233,17 @@ class Coder(WorkerRole[CoderSettings]):
             independent=True,
             evidence=[vote.kept.exec_id],
         )
-        return self._done(assignment, vote.kept, note=vote.note, verdicts=[held, vote.verdict()])
+        return self.done(assignment, vote.kept, note=vote.note, verdicts=[held, vote.verdict()])
 
-    def _done(
+    def done(
         self,
         assignment: TaskAssignment,
         solved: Solved,
         note: str = "",
         verdicts: list[CheckVerdict] | None = None,
     ) -> TaskResult:
+        """The task's result from ``solved``: its outputs, its files saved as artifacts, and
+        ``verdicts``; ``note`` says why it is unchecked."""
         task = assignment.task
         summary = f"succeeded after {solved.attempts} attempt(s)"
         if solved.view == "quotation":
@@ -273,7 +274,7 @@ class Coder(WorkerRole[CoderSettings]):
             return (await self.calls.call(messages, parent=env, task_id=task.id)).text
 
         async def execute(code: str, files: dict[str, bytes]) -> tuple[ExecutionResult, str]:
-            return await self._execute(env, task.id, code, files)
+            return await self.execute(env, task.id, code, files)
 
         def failed(attempt: int, problem: str) -> None:
             self.log.info(
@@ -294,60 +295,15 @@ class Coder(WorkerRole[CoderSettings]):
             ask,
             execute,
             attempts or self.settings.max_attempts,
-            self._imported,
+            self.imported,
             failed,
         )
 
-    async def _write_function(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
-        """The answer is a function: drafts run against its docstring's examples and, when
-        checks are on, chosen by the verifier's tests (`roles.coder.function_writer`)."""
-        task, deliverable = assignment.task, assignment.deliverable
-        assert deliverable is not None  # the "function" strategy's condition
-        examples = examples_in(deliverable.stub, deliverable.function)
-        system = self.system_prompt(self._with_libraries(function_writer.SYSTEM))
-        notes = assignment.notes + self.talk.take_remarks()
-        request = function_writer.function_request(deliverable, notes, None)
-
-        async def ask(messages: list[LLMMessage]) -> str:
-            return (await self.calls.call(messages, parent=env, task_id=task.id)).text
-
-        async def run(code: str) -> tuple[ExecutionResult, str]:
-            return await self._execute(env, task.id, code, {})
-
-        async def tests() -> list[Example]:
-            messages: list[LLMMessage] = [
-                SystemMessage(content=function_tests.SYSTEM),
-                UserMessage(content=function_tests.request(deliverable, examples), source="coder"),
-            ]
-            reply = await self.judge.call(messages, parent=env, task_id=task.id)
-            found = function_tests.tests_in(reply.text, deliverable.function, examples)
-            self.log.info("verifier tests", task=task.id, tests=len(found))
-            return found
-
-        checked = bool(self.settings.cross_check and self.verifier.function_tests)
-        written = await function_writer.write(
-            deliverable,
-            examples,
-            [system, UserMessage(content=request, source="manager")],
-            ask,
-            run,
-            self._imported,
-            attempts=self.settings.max_attempts,
-            fresh=self.settings.fresh_drafts,
-            tests=tests if checked else None,
-            most=self.settings.function_candidates,
-        )
-        solved = Solved(
-            {"answer": written.code},
-            {"solution.py": written.code.encode()},
-            written.exec_id,
-            written.tries,
-        )
-        return self._done(assignment, solved, note=written.note, verdicts=written.verdicts)
-
-    async def _execute(
+    async def execute(
         self, env: Envelope, task_id: str, code: str, files: dict[str, bytes]
     ) -> tuple[ExecutionResult, str]:
+        """``code`` run in the sandbox with ``files``, recorded in the log (request, result,
+        sandbox time) and held against the budget; the result and its message's id."""
         timeout = self.deps.sandbox_timeout_s
         req_id = await self.send(
             ExecRequest(code=code, input_files=sorted(files), timeout_s=timeout),
@@ -375,7 +331,7 @@ class Coder(WorkerRole[CoderSettings]):
         corpus = self.deps.corpus
         return dict(corpus.texts) if corpus is not None else {}
 
-    def _imported(self, code: str) -> str:
+    def imported(self, code: str) -> str:
         """``code`` with the module imports it uses and forgot (`with_imports`)."""
         libraries = self.deps.libraries
         available = frozenset(libraries.importable()) if libraries is not None else None
@@ -384,7 +340,8 @@ class Coder(WorkerRole[CoderSettings]):
             self.log.info("added missing imports", imports=added)
         return code
 
-    def _with_libraries(self, system: str) -> str:
+    def with_libraries(self, system: str) -> str:
+        """``system`` with the sandbox's libraries named."""
         libraries = self.deps.libraries
         return with_libraries(system, libraries.described() if libraries is not None else None)
 
@@ -394,7 +351,7 @@ class Coder(WorkerRole[CoderSettings]):
         notes = assignment.notes + (self.talk.take_remarks() if not note else [])
         request = task_request(assignment, self.documents, examples, notes, note)
         return [
-            self.system_prompt(self._with_libraries(self.instructions(SYSTEM))),
+            self.system_prompt(self.with_libraries(self.instructions(SYSTEM))),
             UserMessage(content=request, source="manager"),
         ]
 
@@ -411,7 +368,7 @@ class Strategy:
 
 
 STRATEGIES: tuple[Strategy, ...] = (
-    Strategy("function", lambda a, s: a.deliverable is not None, Coder._write_function, False),
+    Strategy("function", lambda a, s: a.deliverable is not None, by_drafts, False),
     Strategy("goal_check", lambda a, s: a.task.purpose == "goal_check", Coder._goal_check),
     Strategy(
         "select", lambda a, s: bool(s.cross_check) and "answer" in a.task.outputs, Coder._selected
