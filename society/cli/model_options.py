@@ -36,7 +36,7 @@ MaxTokens = Annotated[
 ]
 Timeout = Annotated[
     float | None,
-    typer.Option(min=0.1, help="Seconds one call of --model may take (default: 60-120)"),
+    typer.Option(min=0.1, help="Seconds one call of --model may take (default: per role, 90-240)"),
 ]
 Slots = Annotated[
     int | None,

@@ -68,7 +68,7 @@ def _on_this_machine(base_url: str | None) -> bool:
 
 
 def _limits(spec: ModelSpec, role: str) -> tuple[int, float]:
-    tokens, timeout = ROLE_LIMITS.get(role, (1024, 90.0))
+    tokens, timeout = ROLE_LIMITS.get(role, (1024, 150.0))
     return spec.max_tokens or tokens, spec.timeout_s or timeout
 
 

@@ -9,8 +9,10 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from roles.settings import StructuredMode
 
 __all__ = [
+    "PROMPT_S",
     "PROVIDER_ALIASES",
     "ROLE_LIMITS",
+    "SLOWEST_TOKENS_PER_S",
     "ModelSpec",
     "Price",
     "RateLimit",
@@ -18,18 +20,28 @@ __all__ = [
     "ScriptedToolCall",
 ]
 
+SLOWEST_TOKENS_PER_S = 11.0
+"""The slowest generation a supported server runs at (llama.cpp on 2 threads, 1.5B: 11-21)."""
+PROMPT_S = 30.0
+"""What a default timeout allows for reading the prompt before the answer starts."""
+
 ROLE_LIMITS: dict[str, tuple[int, float]] = {
-    "planner": (2048, 120.0),
-    "coder": (2048, 120.0),
-    "researcher": (1024, 90.0),
-    "critic": (768, 60.0),
-    "reflector": (512, 60.0),
-    "manager": (512, 60.0),
-    "direct": (2048, 120.0),
-    "program": (2048, 120.0),
-    "loop": (2048, 120.0),
+    "planner": (2048, 240.0),
+    "coder": (2048, 240.0),
+    "researcher": (1024, 150.0),
+    "critic": (768, 120.0),
+    "reflector": (512, 90.0),
+    "manager": (512, 90.0),
+    "direct": (2048, 240.0),
+    "program": (2048, 240.0),
+    "loop": (2048, 240.0),
 }
-"""Each role's default ``max_tokens`` and per-call timeout (s) when the model sets none."""
+"""Each role's default ``max_tokens`` and per-call timeout (s) when the model sets none. A
+timeout holds its ``max_tokens`` at `SLOWEST_TOKENS_PER_S` after `PROMPT_S`: an answer that
+runs on to ``max_tokens`` (a small model repeating itself) comes back cut at ``max_tokens``,
+to be shown the model as a failure, instead of timing out; a timed-out call is retried and at
+temperature 0 runs on again the same way, which spent a live HumanEval case's whole wall
+(420 s) on one 2,047-token answer of 13 tokens/s against a 120 s timeout."""
 
 PROVIDER_ALIASES: dict[str, str] = {
     "openai": "autogen_ext.models.openai.OpenAIChatCompletionClient",

@@ -19,6 +19,7 @@ from bus.payloads import Payload, Usage
 from roles.calls import ModelCalls
 from roles.errors import TaskFailed
 from society.models.factory import ModelFactory, override_spec
+from society.models.spec import PROMPT_S, ROLE_LIMITS, SLOWEST_TOKENS_PER_S
 
 from ..chat_server import chat_server
 
@@ -118,6 +119,18 @@ async def test_an_answer_that_never_ends_is_bounded_by_max_tokens_and_the_timeou
     assert "within the timeout" in str(failed.value) and "--timeout" in str(failed.value)
     assert len(usage(sent).retries) == 3
     assert elapsed < 60  # four 1 s attempts and their backoff, not forever
+
+
+@pytest.mark.parametrize("role", [*ROLE_LIMITS, "specialist"])
+def test_each_default_timeout_lets_an_answer_reach_max_tokens_on_the_slowest_server(
+    role: str,
+) -> None:
+    # an answer cut at max_tokens goes back to the model as a failure; one that times out
+    # is retried and, at temperature 0, runs on the same way until the wall is spent
+    spec = override_spec("m", "http://127.0.0.1:9/v1", None)
+    access = ModelFactory({"default": spec}, {}).build("default", role)
+    assert access.max_tokens is not None and access.timeout_s is not None
+    assert access.timeout_s >= PROMPT_S + access.max_tokens / SLOWEST_TOKENS_PER_S
 
 
 async def test_a_hanging_call_times_out_and_a_later_try_succeeds() -> None:
