@@ -21,7 +21,9 @@ from roles.coder import prose
 from roles.coder.prose import STEPS_FIRST
 from roles.coder.select import PROGRAMS, VARIANTS, VIEWS, View
 from roles.coder.votes import Solved
+from roles.errors import TaskFailed
 from roles.reports.scale import in_scale
+from roles.reports.sentences import best_sentence, question_of
 
 __all__ = [
     "COMPUTED_VIEWS",
@@ -35,6 +37,7 @@ __all__ = [
     "quoted_candidate",
     "reading_views",
     "scaled",
+    "sentence_candidate",
     "views_for",
 ]
 
@@ -55,18 +58,26 @@ READER = (
 for one value "and nothing else", which on a question asking for a reason or for several
 items cuts the answer short."""
 
-QUOTED_VIEWS: tuple[View, ...] = (View("prose"), View("quotation"), View("prose", STEPS_FIRST))
+QUOTED_VIEWS: tuple[View, ...] = (
+    View("prose"),
+    View("quotation"),
+    View("sentence"),
+    View("prose", STEPS_FIRST),
+)
 """When the researcher quoted the answer: a worked answer from the documents, then the
-quotation (no call); a second worked answer, asked another way, when they disagree. No
-program: one from the reading would pass the quotation on, and agree with it on nothing."""
+quotation (no call); when they disagree, the report's sentence the goal matches best (no
+call) and a second worked answer, asked another way. No program: one from the reading would
+pass the quotation on, and agree with it on nothing."""
 
 COMPUTED_VIEWS: tuple[View, ...] = (
     View("prose"),
     View("program", VARIANTS[0]),
+    View("sentence"),
     View("prose", STEPS_FIRST),
 )
 """When the answer is computed: a worked answer from the documents, then a program from the
-quoted values; a second worked answer when they disagree."""
+quoted values; the report's sentence (no call) and a second worked answer when they
+disagree (a researcher that took a clause of the text for a computation)."""
 
 
 def from_reading(assignment: TaskAssignment) -> bool:
@@ -103,6 +114,17 @@ def prose_request(
 def quoted_candidate(assignment: TaskAssignment) -> Solved:
     """The quotation view's candidate: the quotation as it stands (no call)."""
     return Solved({"answer": quotation_of(assignment) or ""}, {}, "", 0, view="quotation")
+
+
+def sentence_candidate(assignment: TaskAssignment, documents: Mapping[str, str]) -> Solved:
+    """The sentence view's candidate: the documents' sentence that the goal's question matches
+    best (`roles.reports.sentences`; no call). Raises `TaskFailed` when the documents have no
+    text that shares a word with it."""
+    found = best_sentence(question_of(assignment.goal), documents)
+    if found is None:
+        msg = "no sentence of the documents matches the goal"
+        raise TaskFailed(msg)
+    return Solved({"answer": found}, {}, "", 0, view="sentence")
 
 
 def views_for(assignment: TaskAssignment, prose_on: bool) -> tuple[View, ...]:

@@ -33,6 +33,7 @@ from roles.coder.quotation import (
     quotation_of,
     quoted_candidate,
     scaled,
+    sentence_candidate,
     views_for,
 )
 from roles.coder.select import View, select
@@ -145,6 +146,8 @@ class Coder(WorkerRole[CoderSettings]):
         async def draw(view: View) -> Solved:
             if view.kind == "quotation":
                 return quoted_candidate(assignment)
+            if view.kind == "sentence":
+                return sentence_candidate(assignment, self.documents)
             if view.kind == "prose":
                 asked = prose_request(assignment, self.documents, view.note)
                 return scaled(prose.worked(await ask(asked)), kind, assignment, self.documents)
@@ -248,6 +251,8 @@ class Coder(WorkerRole[CoderSettings]):
         summary = f"succeeded after {solved.attempts} attempt(s)"
         if solved.view == "quotation":
             summary = "answered by the researcher's quotation, as it stands in the documents"
+        elif solved.view == "sentence":
+            summary = "answered by the documents' sentence that another view's answer stands in"
         return TaskResult(
             task_id=task.id,
             role=self.name,

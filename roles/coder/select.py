@@ -7,7 +7,8 @@ candidate) is kept.
 Effort follows doubt: the cheapest pair (a program and a prose answer) is drawn first; when
 they agree and the check holds, drawing stops. Otherwise views are added one at a time until
 a group is clearly ahead (two views agree, or two programs of their own agree) or ``most``
-candidates are drawn; the leading group answers, with the alternatives in its confidence.
+candidates are drawn (a reading's quotation and the report's sentence make no call and do
+not count, `roles.coder.groups`); the leading group answers, with the alternatives in its confidence.
 A check that fails every candidate is set aside: at 1.5B the verifier often writes out an
 answer of its own and compares, and candidates drawn apart are likelier right than one such
 check. Every check of the kept answer is one typed verdict
@@ -21,16 +22,25 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from bus.verdicts import CheckVerdict, Confidence
-from roles.coder.program_checks import same_program
+from roles.coder.groups import Group, answer_of, answers_only, groups_of
 from roles.coder.prose import STEPS_FIRST
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
-from roles.verifier.agreement import disagreements
 from roles.verifier.checks import Judged
 from roles.verifier.confidence import needs_views, score_of
 from roles.verifier.values import numbers
 
-__all__ = ["PROGRAMS", "VARIANTS", "VIEWS", "Group", "Selection", "View", "groups_of", "select"]
+__all__ = [
+    "FREE",
+    "PROGRAMS",
+    "VARIANTS",
+    "VIEWS",
+    "Group",
+    "Selection",
+    "View",
+    "groups_of",
+    "select",
+]
 
 VARIANTS = (
     "",
@@ -47,10 +57,11 @@ other words draw another program."""
 
 @dataclass(frozen=True)
 class View:
-    """One way of drawing a candidate: its kind (``program``, ``prose``, or ``quotation``:
-    the researcher's quotation of the answer, no call) and what its request adds."""
+    """One way of drawing a candidate: its kind (``program``, ``prose``; ``quotation``: the
+    researcher's quotation of the answer; ``sentence``: the report's sentence the goal matches
+    best — neither makes a call) and what its request adds."""
 
-    kind: Literal["program", "prose", "quotation"]
+    kind: Literal["program", "prose", "quotation", "sentence"]
     note: str = ""
 
 
@@ -68,47 +79,14 @@ second prose answer."""
 PROGRAMS: tuple[View, ...] = tuple(v for v in VIEWS if v.kind == "program")
 """The views when prose is not asked for (a task with outputs other than the answer)."""
 
+FREE = frozenset({"quotation", "sentence"})
+"""The views drawn with no model call: they do not count against the candidates drawn."""
+
 Draw = Callable[[View], Awaitable[Solved]]
 """One candidate: the view -> its answer (a program that ran and passed its checks, or a
 prose answer's final value)."""
 Judge = Callable[[list[str]], Awaitable[Judged]]
 """The verifier's check over candidate answers."""
-
-
-@dataclass
-class Group:
-    """Candidates that gave the same values (the first is the one kept)."""
-
-    members: list[Solved]
-
-    @property
-    def kept(self) -> Solved:
-        """The first quotation among the members (the report's own words), else the first
-        program (its outputs and files are whole), else the first member."""
-        for view in ("quotation", "program"):
-            found = next((m for m in self.members if m.view == view), None)
-            if found is not None:
-                return found
-        return self.members[0]
-
-    @property
-    def views(self) -> list[str]:
-        """The view of each member, in the order drawn."""
-        return [m.view for m in self.members]
-
-    @property
-    def kinds(self) -> int:
-        """How many different views agree."""
-        return len(set(self.views))
-
-    @property
-    def agreeing(self) -> int:
-        """How many members are computations of their own (not one program twice)."""
-        distinct: list[Solved] = []
-        for m in self.members:
-            if not any(m.view == d.view and same_program(m.code, d.code) for d in distinct):
-                distinct.append(m)
-        return len(distinct)
 
 
 @dataclass(frozen=True)
@@ -128,37 +106,12 @@ class Selection:
     with one of them picks it (`roles.manager.final`)."""
 
 
-def _answer(s: Solved, output: str) -> str:
-    value = s.outputs.get(output, "")
-    return value if isinstance(value, str) else str(value)
-
-
-def groups_of(cands: Sequence[Solved], quoted: frozenset[float], output: str = "") -> list[Group]:
-    """Candidates grouped by values (in the order their first member was drawn); a prose
-    answer is compared on ``output`` alone (it gives no other)."""
-    groups: list[Group] = []
-    for c in cands:
-        home = next((g for g in groups if _same(g.kept, c, quoted, output)), None)
-        if home is None:
-            groups.append(Group([c]))
-        else:
-            home.members.append(c)
-    return groups
-
-
-def _same(a: Solved, b: Solved, quoted: frozenset[float], output: str) -> bool:
-    x, y = a.outputs, b.outputs
-    if output and ({"prose", "quotation"} & {a.view, b.view}):
-        x, y = {output: x.get(output)}, {output: y.get(output)}
-    return not disagreements(x, y, quoted)
-
-
 def _ahead(best: Group, output: str, quoted: frozenset[float]) -> bool:
     """Whether ``best`` is clearly ahead: two views agree on it, or two computations of their
     own of one view do and its value may pass on one view."""
     if best.kinds >= 2:
         return True
-    return best.agreeing >= 2 and not needs_views(_answer(best.kept, output), quoted)
+    return best.agreeing >= 2 and not needs_views(answer_of(best.kept, output), quoted)
 
 
 async def select(
@@ -177,7 +130,7 @@ async def select(
     last: TaskFailed | None = None
     judged: Judged | None = None
     drawn = 0
-    for place, view in enumerate(views[: max(1, most)]):
+    for place, view in enumerate(_within(views, most)):
         drawn += 1
         try:
             cands.append(replace(await draw(view), drawn_by=place))
@@ -185,18 +138,18 @@ async def select(
             failures.append(str(exc))
             last = exc
             continue
-        groups = groups_of(cands, quoted, output)
+        groups = answers_only(groups_of(cands, quoted, output))
         if len(cands) < 2:
             continue
-        judged = await judge([_answer(g.kept, output) for g in groups]) if judge else None
+        judged = await judge([answer_of(g.kept, output) for g in groups]) if judge else None
         best = _best(groups, judged, output, quoted)
         if _ahead(best, output, quoted) and (judged is None or _passed(judged, groups.index(best))):
             break
     if not cands:  # the last failure as it was: a model outage stays one (its cause)
         raise last if last is not None else TaskFailed("no candidate program ran")
-    groups = groups_of(cands, quoted, output)
+    groups = answers_only(groups_of(cands, quoted, output))
     if judge is not None and (judged is None or len(judged.outcomes) != len(groups)):
-        judged = await judge([_answer(g.kept, output) for g in groups])
+        judged = await judge([answer_of(g.kept, output) for g in groups])
     if judged is not None and judged.usable and all(o != "pass" for o, _ in judged.outcomes):
         why = "it fails every candidate, so it is likelier wrong than all of them"
         judged = Judged(judged.outcomes, False, why, judged.exec_id)
@@ -206,7 +159,7 @@ async def select(
         failed = judged is not None and judged.usable and not _passed(judged, groups.index(group))
         confidence = score_of(
             group.views,
-            [(_answer(g.kept, output), g.views) for g in groups if g is not group],
+            [(answer_of(g.kept, output), g.views) for g in groups if g is not group],
             agreeing_drafts=group.agreeing,
             check_failed=failed,
         )
@@ -220,17 +173,35 @@ async def select(
     return replace(selected(best), level=[selected(g) for g in level])
 
 
+def _within(views: Sequence[View], most: int) -> list[View]:
+    """The views drawn at most: in order, until ``most`` of them would make a call (a view
+    in `FREE` makes none)."""
+    chosen: list[View] = []
+    costly = 0
+    for view in views:
+        if view.kind not in FREE:
+            if costly >= max(1, most):
+                break
+            costly += 1
+        chosen.append(view)
+    return chosen
+
+
 def _answering(group: Group, output: str, quoted: frozenset[float]) -> Solved:
-    """The member that answers for ``group``: its kept one, unless that is a quotation and
-    another member states more values than the goal gave (values agree when those of the
-    shorter statement are all in the longer: a quotation of one price, where a worked
-    answer gave the four asked for, is not the answer)."""
+    """The member that answers for ``group``: the report's sentence when one agrees (a
+    clause that stands in it is answered in the report's whole words); else its kept one,
+    unless that is a quotation and another member states more values than the goal gave
+    (values agree when those of the shorter statement are all in the longer: a quotation of
+    one price, where a worked answer gave the four asked for, is not the answer)."""
+    sentence = next((m for m in group.members if m.view == "sentence"), None)
+    if sentence is not None and len(group.members) > 1:
+        return sentence
     kept = group.kept
     if kept.view != "quotation":
         return kept
 
     def stated(s: Solved) -> int:
-        return len([n for n in numbers(_answer(s, output)) if n not in quoted])
+        return len([n for n in numbers(answer_of(s, output)) if n not in quoted])
 
     return max(group.members, key=lambda m: (stated(m), m is kept))
 
@@ -257,7 +228,7 @@ def _level(
     pool = passing or groups
 
     def rank(g: Group) -> tuple[int, int, int, bool]:
-        found = not needs_views(_answer(g.kept, output), quoted)
+        found = not needs_views(answer_of(g.kept, output), quoted)
         return (g.kinds, g.agreeing, len(g.members), found)
 
     top = max(rank(g) for g in pool)
@@ -298,8 +269,14 @@ _NAMES = {
     "program": "a program",
     "prose": "a worked answer in prose",
     "quotation": "the researcher's quotation",
+    "sentence": "the report's sentence the goal matches best",
 }
-_PLURALS = {"program": "programs", "prose": "worked answers in prose", "quotation": "quotations"}
+_PLURALS = {
+    "program": "programs",
+    "prose": "worked answers in prose",
+    "quotation": "quotations",
+    "sentence": "sentences",
+}
 
 
 def _verdicts(
@@ -339,7 +316,7 @@ def _verdicts(
             evidence=evidence,
         )
     verdicts = [agreed]
-    trivial = needs_views(_answer(kept, output), quoted)
+    trivial = needs_views(answer_of(kept, output), quoted)
     if trivial and best.kinds < 2:
         verdicts.append(
             CheckVerdict(

@@ -171,6 +171,22 @@ async def test_a_span_is_answered_as_it_was_quoted_with_no_program_retyping_it(
     assert outcome.state.role_calls["coder"] == 2  # the verifier and the prose; no program
 
 
+async def test_a_clause_the_quotation_missed_is_answered_by_the_reports_own_sentence(
+    run_yaml: RunYaml, report: Path
+) -> None:
+    quotes = [quote("$1,234", "Revenue", "2019")]  # a figure, where the text gives the reason
+    research = [researcher_says(quotes, quoted="$1,234")]
+    outcome = await run_yaml(
+        scenario("Why did revenue grow?", research, QUOTED, SPAN_WORKED, "text")
+    )
+    assert outcome.final is not None
+    assert outcome.final.answer == "Revenue grew because of strong demand in Asia."
+    assert outcome.final.status == "succeeded"
+    (views,) = [v for v in outcome.final.verdict.verdicts if v.kind == "views"]  # type: ignore[union-attr]
+    assert "a worked answer in prose and the report's sentence" in views.what
+    assert outcome.state.role_calls["coder"] == 2  # the verifier and the prose: no more calls
+
+
 async def test_a_figure_quoted_from_a_table_carries_the_tables_scale(
     run_yaml: RunYaml, report: Path
 ) -> None:

@@ -190,3 +190,47 @@ async def test_a_worked_answer_drawn_first_still_leads_a_program_that_agrees_wit
     views = (View("prose"), View("program"))
     chosen = await select(draws, positive(), "answer", frozenset(), 2, views)
     assert chosen.kept.outputs == {"answer": "41"}
+
+
+def said(text: str, view: str) -> Solved:
+    """A candidate drawn with no call: the researcher's quotation or the report's sentence."""
+    return Solved({"answer": text}, {}, "", 0, view=view)  # type: ignore[arg-type]
+
+
+READING = (View("prose"), View("quotation"), View("sentence"), View("prose", "again"))
+REASON = "The increase was mainly driven by strong demand in Asia and new cloud services."
+
+
+async def test_a_clause_that_stands_in_the_reports_sentence_is_answered_by_the_sentence() -> None:
+    clause = "strong demand in Asia and the new cloud services"
+    draws = Draws(prose(clause), said("$1,234", "quotation"), said(REASON, "sentence"))
+    chosen = await select(draws, None, "answer", frozenset(), 1, READING, 0.6)
+    assert [v.kind for v in draws.views] == ["prose", "quotation", "sentence"]
+    assert chosen.kept.outputs == {"answer": REASON} and chosen.kept.view == "sentence"
+    assert [(v.kind, v.passed) for v in chosen.verdicts] == [("views", True)]
+    assert "the report's sentence the goal matches best" in chosen.verdicts[0].what
+    sure = chosen.confidence
+    assert sure is not None and sure.views == ["prose", "sentence"] and sure.score >= 0.6
+
+
+async def test_a_lone_figure_does_not_agree_with_a_sentence_that_holds_it() -> None:
+    costs = "Selling costs fell by $5.2 million, and revenue rose by $4.0 million."
+    draws = Draws(
+        prose("$5.2 million"),
+        said("$4.0 million", "quotation"),
+        said(costs, "sentence"),
+        prose("$4.0 million"),
+    )
+    chosen = await select(draws, None, "answer", frozenset(), 2, READING, 0.6)
+    assert chosen.drawn == 4  # the sentence agreed with neither figure
+    assert chosen.kept.outputs == {"answer": "$4.0 million"}
+    assert chosen.confidence is not None and chosen.confidence.views == ["quotation", "prose"]
+
+
+async def test_views_drawn_with_no_call_do_not_count_against_the_candidates_or_the_vote() -> None:
+    draws = Draws(prose("41 apples"), said("42", "quotation"), said(REASON, "sentence"))
+    chosen = await select(draws, None, "answer", frozenset(), 1, READING)
+    assert [v.kind for v in draws.views] == ["prose", "quotation", "sentence"]
+    assert chosen.drawn == 3 and chosen.kept.outputs == {"answer": "41 apples"}
+    # a sentence nothing stands in is no answer: not an alternative, and no share of the vote
+    assert chosen.confidence is not None and chosen.confidence.alternatives == ["42 (quotation)"]

@@ -1,0 +1,90 @@
+"""Candidates grouped by the values they give (`roles.coder.select` keeps one group): two
+candidates are one group when their values agree (`roles.verifier.agreement`), a prose
+answer or a quotation on the answer alone; the report's sentence holds many values, so
+another view joins it only when its answer is a clause that stands in it
+(`roles.reports.sentences.supports`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from roles.coder.program_checks import same_program
+from roles.coder.votes import Solved
+from roles.reports.sentences import supports
+from roles.verifier.agreement import disagreements
+
+__all__ = ["Group", "answer_of", "answers_only", "groups_of"]
+
+
+@dataclass
+class Group:
+    """Candidates that gave the same values (the first is the one kept)."""
+
+    members: list[Solved]
+
+    @property
+    def kept(self) -> Solved:
+        """The first quotation among the members (the report's own words), else the first
+        program (its outputs and files are whole), else the first member."""
+        for view in ("quotation", "program"):
+            found = next((m for m in self.members if m.view == view), None)
+            if found is not None:
+                return found
+        return self.members[0]
+
+    @property
+    def views(self) -> list[str]:
+        """The view of each member, in the order drawn."""
+        return [m.view for m in self.members]
+
+    @property
+    def kinds(self) -> int:
+        """How many different views agree."""
+        return len(set(self.views))
+
+    @property
+    def agreeing(self) -> int:
+        """How many members are computations of their own (not one program twice)."""
+        distinct: list[Solved] = []
+        for m in self.members:
+            if not any(m.view == d.view and same_program(m.code, d.code) for d in distinct):
+                distinct.append(m)
+        return len(distinct)
+
+
+def answer_of(s: Solved, output: str) -> str:
+    """A candidate's ``output`` as text."""
+    value = s.outputs.get(output, "")
+    return value if isinstance(value, str) else str(value)
+
+
+def groups_of(cands: Sequence[Solved], quoted: frozenset[float], output: str = "") -> list[Group]:
+    """Candidates grouped by values (in the order their first member was drawn); a prose
+    answer is compared on ``output`` alone (it gives no other)."""
+    groups: list[Group] = []
+    for c in cands:
+        home = next((g for g in groups if _same(g.kept, c, quoted, output)), None)
+        if home is None:
+            groups.append(Group([c]))
+        else:
+            home.members.append(c)
+    return groups
+
+
+def answers_only(groups: list[Group]) -> list[Group]:
+    """The groups that are answers: a sentence no other view stands in is evidence of
+    nothing (it is kept only when nothing else was drawn)."""
+    return [g for g in groups if set(g.views) != {"sentence"}] or groups
+
+
+def _same(a: Solved, b: Solved, quoted: frozenset[float], output: str) -> bool:
+    if "sentence" in {a.view, b.view}:  # a sentence holds many values: the other must stand in it
+        sentence, other = (a, b) if a.view == "sentence" else (b, a)
+        if other.view == "sentence":
+            return answer_of(a, output) == answer_of(b, output)
+        return supports(answer_of(sentence, output), answer_of(other, output))
+    x, y = a.outputs, b.outputs
+    if output and ({"prose", "quotation"} & {a.view, b.view}):
+        x, y = {output: x.get(output)}, {output: y.get(output)}
+    return not disagreements(x, y, quoted)
