@@ -23,7 +23,7 @@ from roles.coder.select import PROGRAMS, VARIANTS, VIEWS, View
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
 from roles.reports.scale import in_scale
-from roles.reports.sentences import best_sentence, question_of
+from roles.reports.sentences import best_sentence, question_of, sentence_for
 
 __all__ = [
     "COMPUTED_VIEWS",
@@ -39,6 +39,7 @@ __all__ = [
     "scaled",
     "sentence_candidate",
     "views_for",
+    "worded",
 ]
 
 OWN_ANSWER = "Answer the overall goal from the documents."
@@ -150,6 +151,20 @@ def scaled(
     if (given := in_scale(answer, assignment.goal, documents)) == answer:
         return solved
     return replace(solved, outputs={**solved.outputs, "answer": given})
+
+
+def worded(solved: Solved, assignment: TaskAssignment, documents: Mapping[str, str]) -> Solved:
+    """A worked answer from a reading that is a clause of the report's text, answered by the
+    sentence it stands in (`roles.reports.sentences.sentence_for`): a 1.5B worked answer
+    words the report's reason its own way, and the report's words are the answer. Any other
+    candidate as it is."""
+    answer = solved.outputs.get("answer")
+    if solved.view != "prose" or not from_reading(assignment) or not isinstance(answer, str):
+        return solved
+    found = sentence_for(answer, documents)
+    if found is None:
+        return solved
+    return replace(solved, outputs={**solved.outputs, "answer": found})
 
 
 def quotation_of(assignment: TaskAssignment) -> str | None:

@@ -35,6 +35,7 @@ from roles.coder.quotation import (
     scaled,
     sentence_candidate,
     views_for,
+    worded,
 )
 from roles.coder.select import View, select
 from roles.coder.solve import Program, solve
@@ -150,7 +151,10 @@ class Coder(WorkerRole[CoderSettings]):
                 return sentence_candidate(assignment, self.documents)
             if view.kind == "prose":
                 asked = prose_request(assignment, self.documents, view.note)
-                return scaled(prose.worked(await ask(asked)), kind, assignment, self.documents)
+                solved = prose.worked(await ask(asked))
+                if (in_words := worded(solved, assignment, self.documents)) is not solved:
+                    return in_words
+                return scaled(solved, kind, assignment, self.documents)
             convo = self.prompt(assignment, view.note)
             solved = await self._solve(env, assignment, convo, self.settings.candidate_attempts)
             return scaled(solved, kind, assignment, self.documents)

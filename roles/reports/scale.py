@@ -64,8 +64,9 @@ def _is_year(text: str, value: float) -> bool:
 
 def in_scale(answer: str, goal: str, documents: Mapping[str, str]) -> str:
     """An amount computed from the documents' figures, with their tables' scale: when the
-    answer states one figure of its own (not a year, not a number of the goal) and no scale
-    or percent, the one scale of the documents' tables goes after it ("€232,328.50" of two
+    answer states one figure of its own (not a year, not a number of the goal, not followed
+    by a unit of its own: "16 years") and no scale or percent, the one scale of the
+    documents' tables goes after it ("€232,328.50" of two
     "€m" figures is 232,328.50 million); else ``answer`` as it is."""
     scale = document_scale(documents)
     if not scale or "%" in answer or any(p.search(answer) for _, p in SCALE_WORDS):
@@ -79,4 +80,14 @@ def in_scale(answer: str, goal: str, documents: Mapping[str, str]) -> str:
     if len(own) != 1:
         return answer
     end = own[0][1]
+    unit = _UNIT.match(answer[end:])
+    if unit and unit.group(1).lower() not in _NOT_UNITS:
+        return answer  # "16 years", "1,027 employees": a count of its own unit, not money
     return f"{answer[:end]} {scale}{answer[end:]}"
+
+
+_UNIT = re.compile(r"\s+([A-Za-z]+)")
+_NOT_UNITS = frozenset(
+    {"in", "on", "at", "for", "from", "to", "of", "and", "or", "by", "as", "over", "the", "than"}
+)
+"""Words that may follow an amount without being its unit ("€232 in 2019")."""

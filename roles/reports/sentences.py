@@ -20,7 +20,15 @@ from collections.abc import Mapping
 from roles.memory import STOP_WORDS, fts_query
 from roles.reports.tables import numbers_in
 
-__all__ = ["MIN_WORDS", "SHARE", "best_sentence", "question_of", "sentences", "supports"]
+__all__ = [
+    "MIN_WORDS",
+    "SHARE",
+    "best_sentence",
+    "question_of",
+    "sentence_for",
+    "sentences",
+    "supports",
+]
 
 MIN_WORDS = 3
 """The fewest content words an answer needs before a sentence can agree with it: a name or a
@@ -82,3 +90,12 @@ def supports(sentence: str, answer: str) -> bool:
         return False
     held = [abs(n) for n in numbers_in(sentence)]
     return all(any(math.isclose(abs(n), h) for h in held) for n in numbers_in(answer))
+
+
+def sentence_for(answer: str, documents: Mapping[str, str]) -> str | None:
+    """The sentence of ``documents`` that ``answer`` stands in (`supports`), the one holding
+    most of its words (the first of those), or None: a worked answer that words a clause of
+    the report its own way is answered in the report's words."""
+    words = _content(answer)
+    held = [s for s in sentences(documents) if supports(s, answer)]
+    return max(held, key=lambda s: len(words & _content(s)), default=None)

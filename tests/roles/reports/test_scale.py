@@ -73,6 +73,9 @@ GOAL = "What was the 2019 average of the amounts falling due within one year?"
             "the average of 243,424 and 221,233 is 232,328.5",
         ),  # several figures of its own: which one is not for code to guess
         ("It rose in 2019", "It rose in 2019"),  # a year is no amount
+        ("approximately 16 years", "approximately 16 years"),  # a unit of its own
+        ("1,027 employees were let go", "1,027 employees were let go"),
+        ("€232,328.50 in 2019", "€232,328.50 million in 2019"),  # "in" is no unit
     ],
 )
 def test_an_amount_computed_from_a_tables_figures_takes_its_scale(

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 import pytest
 
-from roles.reports.sentences import best_sentence, question_of, sentences, supports
+from roles.reports.sentences import (
+    best_sentence,
+    question_of,
+    sentence_for,
+    sentences,
+    supports,
+)
 
 TABLE = "| (in millions) | 2019 | 2018 |\n|---|---|---|\n| Revenue | 1,234 | 1,000 |\n"
 TEXT = (
@@ -62,3 +68,12 @@ def test_a_clauses_numbers_must_be_the_sentences() -> None:
     costs = "Selling costs fell by $5.2 million."
     assert supports(costs, "selling costs fell 5.2 million")
     assert not supports(costs, "selling costs fell 5.3 million")
+
+
+def test_a_clause_is_found_in_the_sentence_that_holds_most_of_its_words() -> None:
+    assert sentence_for("demand in Asia was strong, and cloud services new", DOCS) == REASON
+    assert sentence_for("fewer trade shows were held", DOCS) == (
+        "They fell because fewer trade shows were held."
+    )
+    assert sentence_for("$5.2 million", DOCS) is None  # a figure is no clause
+    assert sentence_for("demand in Europe was weak this year", DOCS) is None
