@@ -1,7 +1,9 @@
 """What kind of value every right answer to a goal gives, as the verifier states it from the
 goal alone (a typed value, held to its schema by constrained decoding), and the check program
 made from it: a count is a whole number above 0; a probability lies strictly between 0 and
-1; a percentage in (0, 100]; a name, a date, a yes or no is said as one.
+1; a percentage is not 0 nor a fall of more than 100 % (a share lies in (0, 100], but a
+report's change in percent may be -74 % or 448 %); a name, a date (a year will do), a yes
+or no is said as one.
 
 Why a kind and not a program or bounds: on train (1.5B), a check program written freely
 compared with an answer the verifier worked out itself, wrongly ("assert answer == '1056'",
@@ -98,7 +100,10 @@ CONDITIONS: dict[str, tuple[str, str]] = {
         "0 < n < (100 if '%' in answer else 1)",
         "a probability the goal asks for lies strictly between 0 and 1 (or 0 and 100 %)",
     ),
-    "percentage": ("0 < n <= 100", "a percentage lies between 0 and 100, and is not 0"),
+    "percentage": (
+        "n != 0 and n >= -100",
+        "a percentage is not 0, and no fall is more than 100 %",
+    ),
 }
 """For a kind that is a number: what the answer's computed numbers must hold, and why."""
 
@@ -107,7 +112,8 @@ _PATTERNS = {
     "text": (r"[A-Za-z]{2,}", "a text is asked, and the answer has none"),
     "yes_or_no": (r"(?i)\b(yes|no)\b", "a yes-or-no goal is answered yes or no"),
     "date": (
-        r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|January|February|March|April|May|June|July|August|"
+        r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|\b(?:1[89]|20)\d{2}\b|January|February|March|April|"
+        r"May|June|July|August|"
         r"September|October|November|December|Monday|Tuesday|Wednesday|Thursday|Friday|"
         r"Saturday|Sunday",
         "a date, a time or a weekday is asked, and the answer names none",

@@ -100,6 +100,22 @@ async def test_a_probability_as_a_fraction_passes_and_one_above_1_fails(
     assert [o for o, _ in judged.outcomes] == ["pass", "fail", "pass"]
 
 
+async def test_a_percentage_may_be_a_change_of_either_sign_but_not_0_nor_a_fall_over_100(
+    shared_sandbox: object,
+) -> None:
+    check = VerifierCheck(check_program(AnswerSpec(kind="percentage"), []))
+    answers = ["It fell by -74.31%", "up 448.26 %", "a share of 12.5%", "0%", "-150%"]
+    judged = await judge(check, answers, {}, runner(shared_sandbox))
+    assert [o for o, _ in judged.outcomes] == ["pass", "pass", "pass", "fail", "fail"]
+
+
+async def test_a_date_may_be_a_year(shared_sandbox: object) -> None:
+    check = VerifierCheck(check_program(AnswerSpec(kind="date"), []))
+    answers = ["It was higher in 2019", "March 3", "73.2 million", "12019 units"]
+    judged = await judge(check, answers, {}, runner(shared_sandbox))
+    assert [o for o, _ in judged.outcomes] == ["pass", "pass", "fail", "fail"]
+
+
 async def test_a_yes_or_no_goal_needs_yes_or_no(shared_sandbox: object) -> None:
     spec = AnswerSpec(kind="yes_or_no")
     check = VerifierCheck(check_program(spec, []))
