@@ -161,7 +161,7 @@ def worded(solved: Solved, assignment: TaskAssignment, documents: Mapping[str, s
     answer = solved.outputs.get("answer")
     if solved.view != "prose" or not from_reading(assignment) or not isinstance(answer, str):
         return solved
-    found = sentence_for(answer, documents)
+    found = sentence_for(answer, documents, question_of(assignment.goal))
     if found is None:
         return solved
     return replace(solved, outputs={**solved.outputs, "answer": found})

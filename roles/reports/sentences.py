@@ -25,14 +25,16 @@ __all__ = [
     "SHARE",
     "best_sentence",
     "question_of",
+    "ranked",
     "sentence_for",
     "sentences",
     "supports",
 ]
 
-MIN_WORDS = 3
-"""The fewest content words an answer needs before a sentence can agree with it: a name or a
-figure alone stands in many sentences, and agreeing on it would say nothing."""
+MIN_WORDS = 2
+"""The fewest content words an answer needs before a sentence can agree with it: a word or a
+figure alone stands in many sentences, and agreeing on it would say nothing ("Sales taxes",
+"approximately 16 years" are answers of TAT-QA text questions)."""
 SHARE = 0.6
 """The share of an answer's content words that the sentence must hold: a worked answer
 words the report's clause its own way, so not all of them."""
@@ -58,23 +60,27 @@ def question_of(goal: str) -> str:
     return next((p.strip() for p in re.split(r"\n\s*\n", goal) if p.strip()), "")
 
 
-def best_sentence(question: str, documents: Mapping[str, str]) -> str | None:
-    """The sentence of ``documents`` that BM25 ranks first for ``question`` (SQLite FTS5,
-    words Porter-stemmed), or None when no sentence shares a word with it."""
+def ranked(question: str, documents: Mapping[str, str]) -> list[str]:
+    """The sentences of ``documents`` that share a word with ``question``, in the order BM25
+    ranks them for it (SQLite FTS5, words Porter-stemmed)."""
     found = sentences(documents)
     query = fts_query(question)
     if not found or not query:
-        return None
+        return []
     db = sqlite3.connect(":memory:")
     try:
         db.execute("CREATE VIRTUAL TABLE s USING fts5(text, tokenize=porter)")
         db.executemany("INSERT INTO s(text) VALUES (?)", [(s,) for s in found])
-        row = db.execute(
-            "SELECT text FROM s WHERE s MATCH ? ORDER BY bm25(s) LIMIT 1", (query,)
-        ).fetchone()
+        rows = db.execute("SELECT text FROM s WHERE s MATCH ? ORDER BY bm25(s)", (query,))
+        return [str(r[0]) for r in rows.fetchall()]
     finally:
         db.close()
-    return str(row[0]) if row else None
+
+
+def best_sentence(question: str, documents: Mapping[str, str]) -> str | None:
+    """The sentence BM25 ranks first for ``question`` (`ranked`), or None when no sentence
+    shares a word with it."""
+    return next(iter(ranked(question, documents)), None)
 
 
 def _content(text: str) -> set[str]:
@@ -92,10 +98,12 @@ def supports(sentence: str, answer: str) -> bool:
     return all(any(math.isclose(abs(n), h) for h in held) for n in numbers_in(answer))
 
 
-def sentence_for(answer: str, documents: Mapping[str, str]) -> str | None:
+def sentence_for(answer: str, documents: Mapping[str, str], question: str = "") -> str | None:
     """The sentence of ``documents`` that ``answer`` stands in (`supports`), the one holding
-    most of its words (the first of those), or None: a worked answer that words a clause of
-    the report its own way is answered in the report's words."""
+    most of its words, and of those the one ranked first for ``question`` (`ranked`), or
+    None: a worked answer that words a clause of the report its own way is answered in the
+    report's words."""
     words = _content(answer)
+    order = {s: i for i, s in enumerate(reversed(ranked(question, documents)), 1)}
     held = [s for s in sentences(documents) if supports(s, answer)]
-    return max(held, key=lambda s: len(words & _content(s)), default=None)
+    return max(held, key=lambda s: (len(words & _content(s)), order.get(s, 0)), default=None)

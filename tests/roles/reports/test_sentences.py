@@ -9,6 +9,7 @@ import pytest
 from roles.reports.sentences import (
     best_sentence,
     question_of,
+    ranked,
     sentence_for,
     sentences,
     supports,
@@ -33,6 +34,12 @@ def test_sentences_are_the_texts_not_the_tables_rows() -> None:
     ]
 
 
+def test_the_sentences_ranked_for_a_question_are_those_sharing_a_word_with_it() -> None:
+    found = ranked("Did revenue or selling costs grow?", DOCS)
+    assert sorted(found) == ["Revenue grew 23% in 2019.", "Selling costs fell by $5.2 million."]
+    assert ranked("Who audits?", DOCS) == []
+
+
 def test_the_sentence_a_question_matches_best_is_found() -> None:
     assert best_sentence("What was the increase mainly driven by?", DOCS) == REASON
     assert best_sentence("Why did selling costs fall?", DOCS) == (
@@ -55,6 +62,8 @@ def test_a_goals_question_is_its_first_paragraph() -> None:
         ("Selling costs fell by 5.2 million dollars", False),  # another sentence's words
         ("$5.2 million", False),  # a lone figure stands in many sentences
         ("Asia", False),
+        ("cloud services", True),  # two words will do: "Sales taxes"
+        ("cloud costs", False),
         ("strong demand in Asia, up 23%", False),  # 23 is not in this sentence
     ],
 )
@@ -77,3 +86,12 @@ def test_a_clause_is_found_in_the_sentence_that_holds_most_of_its_words() -> Non
     )
     assert sentence_for("$5.2 million", DOCS) is None  # a figure is no clause
     assert sentence_for("demand in Europe was weak this year", DOCS) is None
+
+
+def test_of_the_sentences_a_short_clause_stands_in_the_one_the_question_ranks_first_answers() -> (
+    None
+):
+    docs = {"p.md": "Sales rose. Sales taxes are paid monthly. Revenue excludes sales taxes."}
+    assert sentence_for("sales taxes", docs) == "Sales taxes are paid monthly."
+    excluded = "What is excluded from revenue?"
+    assert sentence_for("sales taxes", docs, excluded) == "Revenue excludes sales taxes."
