@@ -206,6 +206,10 @@ def _answering(group: Group, output: str, quoted: frozenset[float]) -> Solved:
     return max(group.members, key=lambda m: (stated(m), m is kept))
 
 
+def _passed_by(judged: Judged | None, index: int) -> bool:
+    return judged is not None and _passed(judged, index)
+
+
 def _passed(judged: Judged, index: int) -> bool:
     return judged.usable and judged.outcomes[index][0] == "pass"
 
@@ -223,9 +227,15 @@ def _level(
     the direct way, the order of ``views`` (on 52 of the dev suite's train goals, 1.5B, the
     first answer of the program asked "another way" was right 21 times in 40, the direct
     one's 18 in 46), else the first drawn (a reading's worked answer leads its quotation,
-    `roles.coder.quotation.reading_views`)."""
-    passing = [g for i, g in enumerate(groups) if judged is not None and _passed(judged, i)]
-    pool = passing or groups
+    `roles.coder.quotation.reading_views`). A view that makes no call, alone, is kept only
+    when no model view answered: on 13 TAT-QA dev questions (1.5B) the researcher's lone
+    quotation was right on none, and twice a check the verifier got wrong ("a percentage",
+    "a number") passed it over two worked answers that were right."""
+    answers = [g for g in groups if len(g.members) > 1 or g.views[0] not in FREE] or groups
+    passing = [
+        g for i, g in enumerate(groups) if any(g is a for a in answers) and _passed_by(judged, i)
+    ]
+    pool = passing or answers
 
     def rank(g: Group) -> tuple[int, int, int, bool]:
         found = not needs_views(answer_of(g.kept, output), quoted)

@@ -234,3 +234,21 @@ async def test_views_drawn_with_no_call_do_not_count_against_the_candidates_or_t
     assert chosen.drawn == 3 and chosen.kept.outputs == {"answer": "41 apples"}
     # a sentence nothing stands in is no answer: not an alternative, and no share of the vote
     assert chosen.confidence is not None and chosen.confidence.alternatives == ["42 (quotation)"]
+
+
+async def test_a_lone_quotation_a_wrong_check_passes_is_not_kept_over_worked_answers() -> None:
+    async def a_figure(answers: list[str]) -> Judged:  # the verifier misread: "a number"
+        outcomes = [("pass", "") if "million" in a else ("fail", "no figure") for a in answers]
+        return Judged(outcomes, True, "", "exec-check")
+
+    views = (View("prose"), View("quotation"), View("prose", "again"))
+    draws = Draws(prose("higher in 2019"), said("73.2 million", "quotation"), prose("2019"))
+    chosen = await select(draws, a_figure, "answer", frozenset(), 2, views, 0.6)
+    assert chosen.kept.outputs == {"answer": "higher in 2019"}
+    assert ("property", False) in [(v.kind, v.passed) for v in chosen.verdicts]
+    assert chosen.confidence is not None
+    assert chosen.confidence.alternatives == ["73.2 million (quotation)"]
+    # the quotation alone, with no worked answer, still answers
+    draws = Draws(None, said("73.2 million", "quotation"), None)
+    chosen = await select(draws, a_figure, "answer", frozenset(), 2, views, 0.6)
+    assert chosen.kept.outputs == {"answer": "73.2 million"}
