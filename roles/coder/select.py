@@ -229,8 +229,8 @@ def _level(
     one's 18 in 46), else the first drawn (a reading's worked answer leads its quotation,
     `roles.coder.quotation.reading_views`). A view that makes no call, alone, is kept only
     when no model view answered: on 13 TAT-QA dev questions (1.5B) the researcher's lone
-    quotation was right on none, and twice a check the verifier got wrong ("a percentage",
-    "a number") passed it over two worked answers that were right."""
+    quotation was right on none, and a check the verifier got wrong ("a percentage" for "In
+    which year …?") passed it over two worked answers that were right."""
     answers = [g for g in groups if len(g.members) > 1 or g.views[0] not in FREE] or groups
     passing = [
         g for i, g in enumerate(groups) if any(g is a for a in answers) and _passed_by(judged, i)
