@@ -2,7 +2,11 @@
 candidates are one group when their values agree (`roles.verifier.agreement`), a prose
 answer or a quotation on the answer alone; the report's sentence holds many values, so
 another view joins it only when its answer is a clause that stands in it
-(`roles.reports.sentences.supports`)."""
+(`roles.reports.sentences.supports`). The sentence is a view that counts only when the goal
+asks for a clause of the report's text (`roles.reports.questions.asks_for_text`); for any
+other goal it settles the answer's words and is no evidence that the answer is right: on
+TAT-QA (1.5B) a worked answer that echoed the sentence most like "What are the capital
+expenditures … in 2018 and 2019?" agreed with BM25's pick, and both were wrong."""
 
 from __future__ import annotations
 
@@ -22,6 +26,8 @@ class Group:
     """Candidates that gave the same values (the first is the one kept)."""
 
     members: list[Solved]
+    text: bool = False
+    """Whether the goal asks for a clause of the report's text (the sentence counts)."""
 
     @property
     def kept(self) -> Solved:
@@ -39,15 +45,24 @@ class Group:
         return [m.view for m in self.members]
 
     @property
+    def counted(self) -> list[str]:
+        """The views that count as evidence, in the order drawn: all but the sentence's,
+        unless the goal asks for text."""
+        return [v for v in self.views if self.text or v != "sentence"]
+
+    @property
     def kinds(self) -> int:
-        """How many different views agree."""
-        return len(set(self.views))
+        """How many different views that count agree."""
+        return len(set(self.counted))
 
     @property
     def agreeing(self) -> int:
-        """How many members are computations of their own (not one program twice)."""
+        """How many members that count are computations of their own (not one program
+        twice)."""
         distinct: list[Solved] = []
         for m in self.members:
+            if m.view == "sentence" and not self.text:
+                continue
             if not any(m.view == d.view and same_program(m.code, d.code) for d in distinct):
                 distinct.append(m)
         return len(distinct)
@@ -59,14 +74,17 @@ def answer_of(s: Solved, output: str) -> str:
     return value if isinstance(value, str) else str(value)
 
 
-def groups_of(cands: Sequence[Solved], quoted: frozenset[float], output: str = "") -> list[Group]:
+def groups_of(
+    cands: Sequence[Solved], quoted: frozenset[float], output: str = "", text: bool = False
+) -> list[Group]:
     """Candidates grouped by values (in the order their first member was drawn); a prose
-    answer is compared on ``output`` alone (it gives no other)."""
+    answer is compared on ``output`` alone (it gives no other). ``text``: the goal asks for
+    a clause of the report's text."""
     groups: list[Group] = []
     for c in cands:
         home = next((g for g in groups if _same(g.kept, c, quoted, output)), None)
         if home is None:
-            groups.append(Group([c]))
+            groups.append(Group([c], text))
         else:
             home.members.append(c)
     return groups
@@ -74,8 +92,8 @@ def groups_of(cands: Sequence[Solved], quoted: frozenset[float], output: str = "
 
 def answers_only(groups: list[Group]) -> list[Group]:
     """The groups that are answers: a sentence no other view stands in is evidence of
-    nothing (it is kept only when nothing else was drawn)."""
-    return [g for g in groups if set(g.views) != {"sentence"}] or groups
+    nothing (it is kept only when nothing else was drawn), unless the goal asks for text."""
+    return [g for g in groups if g.text or set(g.views) != {"sentence"}] or groups
 
 
 def _same(a: Solved, b: Solved, quoted: frozenset[float], output: str) -> bool:

@@ -22,6 +22,7 @@ from roles.coder.prose import STEPS_FIRST
 from roles.coder.select import PROGRAMS, VARIANTS, VIEWS, View
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
+from roles.reports.questions import asks_for_text
 from roles.reports.scale import in_scale
 from roles.reports.sentences import best_sentence, question_of, sentence_for
 
@@ -29,6 +30,7 @@ __all__ = [
     "COMPUTED_VIEWS",
     "QUOTED_VIEWS",
     "READING",
+    "TEXT_VIEWS",
     "by_quotation",
     "from_reading",
     "own_inputs",
@@ -38,6 +40,7 @@ __all__ = [
     "reading_views",
     "scaled",
     "sentence_candidate",
+    "text_asked",
     "views_for",
     "worded",
 ]
@@ -81,17 +84,39 @@ quoted values; the report's sentence (no call) and a second worked answer when t
 disagree (a researcher that took a clause of the text for a computation)."""
 
 
+TEXT_VIEWS: tuple[View, ...] = (
+    View("sentence"),
+    View("prose"),
+    View("quotation"),
+    View("prose", STEPS_FIRST),
+)
+"""When the goal asks for a clause of the report's text: the report's sentence the goal
+matches best (no call), then a worked answer (the two agree when its answer stands in the
+sentence), then the quotation if the researcher gave one (no call) and a second worked
+answer. No program: nothing is computed."""
+
+
 def from_reading(assignment: TaskAssignment) -> bool:
     """Whether the task answers from a reading (it takes the researcher's evidence)."""
     return EVIDENCE in assignment.task.inputs
+
+
+def text_asked(assignment: TaskAssignment) -> bool:
+    """Whether the task answers from a reading a goal that asks for a clause of the report's
+    text (`roles.reports.questions.asks_for_text`)."""
+    return from_reading(assignment) and asks_for_text(question_of(assignment.goal))
 
 
 def reading_views(assignment: TaskAssignment) -> tuple[View, ...]:
     """The views of a task that answers from a reading, the worked answer from the documents
     first: when no two agree, the first drawn answers, and on five TAT-QA dev questions
     (1.5B) the researcher's quotation was right on none, a worked answer on one, one direct
-    call on three of four."""
-    return QUOTED_VIEWS if quotation_of(assignment) is not None else COMPUTED_VIEWS
+    call on three of four. When the goal asks for text, the report's sentence first
+    (`TEXT_VIEWS`; the quotation only when there is one)."""
+    quoted = quotation_of(assignment) is not None
+    if text_asked(assignment):
+        return tuple(v for v in TEXT_VIEWS if quoted or v.kind != "quotation")
+    return QUOTED_VIEWS if quoted else COMPUTED_VIEWS
 
 
 def own_inputs(assignment: TaskAssignment) -> dict[str, JsonValue]:

@@ -34,6 +34,7 @@ from roles.coder.quotation import (
     quoted_candidate,
     scaled,
     sentence_candidate,
+    text_asked,
     views_for,
     worded,
 )
@@ -168,6 +169,7 @@ class Coder(WorkerRole[CoderSettings]):
             self.settings.candidates,
             views,
             self.verifier.min_confidence,
+            text_asked(assignment),
         )
         for failure in chosen.failures:
             self.log.info("candidate failed", task=task.id, error=failure[:200])
@@ -198,7 +200,10 @@ class Coder(WorkerRole[CoderSettings]):
 
     async def _verifier_check(self, env: Envelope, assignment: TaskAssignment) -> VerifierCheck:
         """The verifier's check: what every right answer must be, stated from the goal, its
-        values and its documents' names alone (no candidate exists yet), as a program."""
+        values and its documents' names alone (no candidate exists yet), as a program; a
+        text, with no call, when the goal asks for a clause of the report's text (its words
+        say so, `text_asked`; at 1.5B the verifier read such questions as asking for an
+        amount, and its check passed a worked answer's figure over the report's reason)."""
         request = verifier.request(
             assignment.goal,
             assignment.inputs,
@@ -206,6 +211,10 @@ class Coder(WorkerRole[CoderSettings]):
             self.verifier.instructions or None,
             self.verifier.properties,
         )
+        given = json.dumps(assignment.inputs, ensure_ascii=False)
+        quoted = quoted_in(assignment.goal) | quoted_in(given)
+        if text_asked(assignment):  # the goal's words say it: no call to state the kind
+            return VerifierCheck(check_program(AnswerSpec(kind="text"), quoted), kind="text")
         shape = StatedProperties if self.verifier.properties else AnswerSpec
         try:
             spec: AnswerSpec = await self.judge.structured(
@@ -213,8 +222,6 @@ class Coder(WorkerRole[CoderSettings]):
             )
         except (ModelAnswerError, TaskFailed) as exc:
             return VerifierCheck("", f"the verifier stated nothing usable: {exc}")
-        given = json.dumps(assignment.inputs, ensure_ascii=False)
-        quoted = quoted_in(assignment.goal) | quoted_in(given)
         return VerifierCheck(check_program(spec, quoted), kind=spec.kind)
 
     async def _goal_check(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:

@@ -201,16 +201,57 @@ READING = (View("prose"), View("quotation"), View("sentence"), View("prose", "ag
 REASON = "The increase was mainly driven by strong demand in Asia and new cloud services."
 
 
+TEXT = (View("sentence"), View("prose"), View("quotation"), View("prose", "again"))
+"""A reading's views when the goal asks for a clause of the report's text."""
+
+
 async def test_a_clause_that_stands_in_the_reports_sentence_is_answered_by_the_sentence() -> None:
     clause = "strong demand in Asia and the new cloud services"
     draws = Draws(prose(clause), said("$1,234", "quotation"), said(REASON, "sentence"))
     chosen = await select(draws, None, "answer", frozenset(), 1, READING, 0.6)
     assert [v.kind for v in draws.views] == ["prose", "quotation", "sentence"]
     assert chosen.kept.outputs == {"answer": REASON} and chosen.kept.view == "sentence"
+    # the goal does not ask for text: the sentence settles the words and is no second view
+    sure = chosen.confidence
+    assert sure is not None and sure.views == ["prose"] and sure.score < 0.6
+    assert ("agreement", False) in [(v.kind, v.passed) for v in chosen.verdicts]
+
+
+async def test_asked_for_text_the_sentence_and_a_worked_answer_standing_in_it_stop_at_one_call() -> (
+    None
+):
+    clause = "strong demand in Asia and the new cloud services"
+    draws = Draws(said(REASON, "sentence"), prose(clause), said("$1,234", "quotation"))
+    chosen = await select(draws, None, "answer", frozenset(), 2, TEXT, 0.6, text=True)
+    assert [v.kind for v in draws.views] == ["sentence", "prose"]  # one call, then stop
+    assert chosen.kept.outputs == {"answer": REASON} and chosen.kept.view == "sentence"
     assert [(v.kind, v.passed) for v in chosen.verdicts] == [("views", True)]
     assert "the report's sentence the goal matches best" in chosen.verdicts[0].what
     sure = chosen.confidence
-    assert sure is not None and sure.views == ["prose", "sentence"] and sure.score >= 0.6
+    assert sure is not None and sure.views == ["sentence", "prose"] and sure.score >= 0.6
+
+
+async def test_asked_for_text_a_lone_sentence_leads_worked_answers_that_word_it_otherwise() -> None:
+    draws = Draws(
+        said(REASON, "sentence"),
+        prose("a 17% increase"),
+        said("$1,234", "quotation"),
+        prose("higher marketing spending"),
+    )
+    chosen = await select(draws, positive(), "answer", frozenset(), 2, TEXT, 0.6, text=True)
+    assert chosen.drawn == 4 and chosen.kept.outputs == {"answer": REASON}
+    sure = chosen.confidence
+    assert sure is not None and sure.views == ["sentence"] and sure.score < 0.6
+    assert ("agreement", False) in [(v.kind, v.passed) for v in chosen.verdicts]
+    assert [a.split(" (")[0] for a in sure.alternatives] == [
+        "a 17% increase",
+        "$1,234",
+        "higher marketing spending",
+    ]
+    # not asked for text, the same sentence alone is no answer
+    draws = Draws(said(REASON, "sentence"), prose("a 17% increase"))
+    chosen = await select(draws, None, "answer", frozenset(), 1, TEXT[:2], 0.6)
+    assert chosen.kept.outputs == {"answer": "a 17% increase"}
 
 
 async def test_a_lone_figure_does_not_agree_with_a_sentence_that_holds_it() -> None:

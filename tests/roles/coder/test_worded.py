@@ -5,7 +5,7 @@ not hold stays as it was."""
 from __future__ import annotations
 
 from bus.payloads import TaskAssignment, TaskSpec
-from roles.coder.quotation import worded
+from roles.coder.quotation import reading_views, text_asked, worded
 from roles.coder.votes import Solved
 
 DOCS = {
@@ -39,3 +39,12 @@ def test_a_figure_no_reading_or_a_clause_the_report_lacks_stays_as_it_was() -> N
         assert worded(kept, reading, DOCS) is kept
     alone = answer("demand in Asia was strong")
     assert worded(alone, assignment([]), DOCS) is alone
+
+
+def test_a_reading_asked_for_text_draws_the_sentence_first_and_no_program() -> None:
+    why = assignment(["evidence", "quoted"])
+    assert [v.kind for v in reading_views(why)] == ["sentence", "prose", "prose"]
+    assert text_asked(why) and not text_asked(assignment(["x"]))
+    how_much = why.model_copy(update={"goal": "What was the revenue in 2019?"})
+    assert not text_asked(how_much)
+    assert [v.kind for v in reading_views(how_much)] == ["prose", "program", "sentence", "prose"]
