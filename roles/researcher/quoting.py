@@ -14,7 +14,7 @@ from typing import Any
 from roles.researcher.answer import FILLED, QUOTED, ResearchAnswer
 from roles.structured import AnswerShape
 
-__all__ = ["MAX_QUOTES", "QUOTING", "evidence_shape"]
+__all__ = ["MAX_CHARS", "MAX_LABEL", "MAX_QUOTES", "QUOTING", "evidence_shape"]
 
 QUOTING = """Quote in "quotes" every value and phrase the task needs, exactly as the document
 writes it ("1,234", "(56)", "12.5%", the report's own words): for each, its document
@@ -29,6 +29,14 @@ MAX_QUOTES = 8
 """The most quotes one answer holds (what a question over one report rests on; a small
 model otherwise goes on quoting until its token limit)."""
 
+MAX_CHARS = 500
+"""The longest quote or output string, in characters: decoding must close it there. On TAT-QA
+dev the longest answer span is 408 characters and 99 % of the paragraphs' sentences are
+under 480; a 1.5B reading whose string ran on used its whole 1,024 tokens in each of four
+tries (about 190 s each, past the researcher's timeout)."""
+MAX_LABEL = 200
+"""The longest row or column label of a quote, in characters."""
+
 
 def evidence_shape(
     outputs: Sequence[str], documents: Mapping[str, str] | None
@@ -39,15 +47,16 @@ def evidence_shape(
     costs about 0.1 s. ``documents``: those read whole (their names become an enum), or None
     when only passages were read."""
     names = [n for n in dict.fromkeys(outputs) if n not in FILLED]
-    text_or_list = {"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}
+    one = {"type": "string", "maxLength": MAX_CHARS}
+    text_or_list = {"anyOf": [one, {"type": "array", "items": one, "maxItems": MAX_QUOTES}]}
     source: dict[str, Any] = {"enum": list(documents)} if documents else {"type": "string"}
     quote = {
         "type": "object",
         "properties": {
             "source": source,
-            "row": {"type": "string"},
-            "column": {"type": "string"},
-            "text": {"type": "string", "minLength": 1},
+            "row": {"type": "string", "maxLength": MAX_LABEL},
+            "column": {"type": "string", "maxLength": MAX_LABEL},
+            "text": {"type": "string", "minLength": 1, "maxLength": MAX_CHARS},
         },
         "required": ["source", "row", "column", "text"],
     }

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from bus.evidence import Quote
 from roles.model_access import structured_args
 from roles.researcher import answer_shape, evidence_shape
+from roles.researcher.quoting import MAX_CHARS, MAX_LABEL, MAX_QUOTES
 from roles.structured import AnswerInvalid, CodeAnswer, shape_of
 
 pytestmark = pytest.mark.timeout(30)
@@ -119,7 +120,10 @@ def test_a_task_asking_for_evidence_is_held_to_quoting_with_the_place_first() ->
     quote = doc["properties"]["quotes"]["items"]
     assert list(quote["properties"]) == ["source", "row", "column", "text"]
     assert quote["properties"]["source"]["enum"] == ["table.md", "notes.md"]
-    assert quote["properties"]["row"] == {"type": "string"}  # an enum made decoding crawl
+    assert quote["properties"]["row"] == {"type": "string", "maxLength": MAX_LABEL}  # no enum
+    assert quote["properties"]["text"]["maxLength"] == MAX_CHARS  # decoding closes it there
+    said = doc["properties"]["outputs"]["properties"]["quoted"]["anyOf"]
+    assert said[0]["maxLength"] == MAX_CHARS and said[1]["maxItems"] == MAX_QUOTES
     assert list(doc["properties"]["outputs"]["properties"]) == ["quoted"]  # evidence: the quotes
     searched = evidence_shape(["evidence", "quoted"], None).doc["properties"]["quotes"]["items"]
     assert searched["properties"]["source"] == {"type": "string"}
