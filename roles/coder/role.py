@@ -49,7 +49,7 @@ from roles.solutions import SOLUTION, relevance
 from roles.verifier import checks as verifier
 from roles.verifier.agreement import quoted_in
 from roles.verifier.checks import Judged, VerifierCheck
-from roles.verifier.spec import AnswerSpec, StatedProperties, check_program
+from roles.verifier.spec import AnswerSpec, StatedProperties, check_program, clause_program
 from roles.worker import WorkerRole
 
 __all__ = ["STRATEGIES", "Coder", "Strategy", "strategy_for"]
@@ -200,10 +200,11 @@ class Coder(WorkerRole[CoderSettings]):
 
     async def _verifier_check(self, env: Envelope, assignment: TaskAssignment) -> VerifierCheck:
         """The verifier's check: what every right answer must be, stated from the goal, its
-        values and its documents' names alone (no candidate exists yet), as a program; a
-        text, with no call, when the goal asks for a clause of the report's text (its words
-        say so, `text_asked`; at 1.5B the verifier read such questions as asking for an
-        amount, and its check passed a worked answer's figure over the report's reason)."""
+        values and its documents' names alone (no candidate exists yet), as a program. When
+        the goal asks for a clause of the report's text (its words say so, `text_asked`), a
+        clause with no call (`clause_program`): at 1.5B the verifier read such questions as
+        asking for an amount, and its check passed a worked answer's figure over the
+        report's reason."""
         request = verifier.request(
             assignment.goal,
             assignment.inputs,
@@ -211,10 +212,8 @@ class Coder(WorkerRole[CoderSettings]):
             self.verifier.instructions or None,
             self.verifier.properties,
         )
-        given = json.dumps(assignment.inputs, ensure_ascii=False)
-        quoted = quoted_in(assignment.goal) | quoted_in(given)
         if text_asked(assignment):  # the goal's words say it: no call to state the kind
-            return VerifierCheck(check_program(AnswerSpec(kind="text"), quoted), kind="text")
+            return VerifierCheck(clause_program(), kind="text")
         shape = StatedProperties if self.verifier.properties else AnswerSpec
         try:
             spec: AnswerSpec = await self.judge.structured(
@@ -222,6 +221,8 @@ class Coder(WorkerRole[CoderSettings]):
             )
         except (ModelAnswerError, TaskFailed) as exc:
             return VerifierCheck("", f"the verifier stated nothing usable: {exc}")
+        given = json.dumps(assignment.inputs, ensure_ascii=False)
+        quoted = quoted_in(assignment.goal) | quoted_in(given)
         return VerifierCheck(check_program(spec, quoted), kind=spec.kind)
 
     async def _goal_check(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:

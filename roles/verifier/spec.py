@@ -33,6 +33,7 @@ __all__ = [
     "Property",
     "StatedProperties",
     "check_program",
+    "clause_program",
     "stated",
 ]
 
@@ -196,3 +197,43 @@ def check_program(spec: AnswerSpec, quoted: Iterable[float]) -> str:
         pattern, why = _PATTERNS[spec.kind]
         lines.append(f"    assert re.search({pattern!r}, answer), {why!r}")
     return "\n".join(lines) + "\n"
+
+
+_NOT_OWN = [
+    "million",
+    "millions",
+    "billion",
+    "billions",
+    "thousand",
+    "thousands",
+    "percent",
+    "usd",
+    "eur",
+    "gbp",
+    "rmb",
+    "dollars",
+    "euros",
+    "pounds",
+]
+
+
+def clause_program() -> str:
+    """``check(answer, numbers)`` for a goal whose words ask for a clause of a report's text
+    (`roles.reports.questions`): the answer has two words of three letters or more besides
+    scale and currency words. A figure ("$22,446 million" for "What does the recorded
+    investment include?", TAT-QA dev at 1.5B) or a lone name is no clause; the plain "text"
+    kind passed it on the letters of "million"."""
+    return (
+        "\n".join(
+            [
+                "import re",
+                f"NOT_OWN = {sorted(_NOT_OWN)!r}",
+                "",
+                "def check(answer, numbers):",
+                "    words = [w for w in re.findall(r'[A-Za-z]{3,}', answer) if w.lower() not in NOT_OWN]",
+                "    assert len(words) >= 2, 'a clause of the report is asked, and the answer is a "
+                "figure or a lone word'",
+            ]
+        )
+        + "\n"
+    )

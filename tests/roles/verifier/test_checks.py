@@ -9,7 +9,14 @@ import pytest
 
 from roles.execution import CodeRunner, ExecutionResult
 from roles.verifier.checks import VerifierCheck, judge, request
-from roles.verifier.spec import AnswerSpec, Property, StatedProperties, check_program, stated
+from roles.verifier.spec import (
+    AnswerSpec,
+    Property,
+    StatedProperties,
+    check_program,
+    clause_program,
+    stated,
+)
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(120)]
 
@@ -167,3 +174,19 @@ def test_the_verifier_is_asked_for_properties_only_when_they_are_on() -> None:
     assert "divisible_by" in str(asked[0].content)
     assert "properties" not in AnswerSpec.model_json_schema()["properties"]
     assert "properties" in StatedProperties.model_json_schema()["properties"]
+
+
+async def test_a_clause_asked_for_needs_two_words_of_its_own_not_a_figure(
+    shared_sandbox: object,
+) -> None:
+    check = VerifierCheck(clause_program())
+    answers = [
+        "(1) Includes deferred initial direct costs which are eliminated in IBM's results.",
+        "lower level of R&D grants",
+        "$22,446 million",
+        "Note 35 million",
+        "USD 12 thousand",
+    ]
+    judged = await judge(check, answers, {}, runner(shared_sandbox))
+    assert judged.usable
+    assert [o for o, _ in judged.outcomes] == ["pass", "pass", "fail", "fail", "fail"]
