@@ -189,7 +189,7 @@ def worded(solved: Solved, assignment: TaskAssignment, documents: Mapping[str, s
     found = sentence_for(answer, documents, question_of(assignment.goal))
     if found is None:
         return solved
-    return replace(solved, outputs={**solved.outputs, "answer": found}, in_words=True)
+    return replace(solved, outputs={**solved.outputs, "answer": found})
 
 
 def quotation_of(assignment: TaskAssignment) -> str | None:

@@ -235,19 +235,16 @@ def _level(
     quotation was right on none, and a check the verifier got wrong ("a percentage" for "In
     which year …?") passed it over two worked answers that were right. When the goal asks for
     a clause of the report's text, its sentence is an answer alone and leads a worked answer
-    on a tie (`roles.reports.questions`: BM25's first sentence holds 78 % of them on dev),
-    unless that worked answer is itself a sentence of the report (`_in_words`: on 10 dev
-    questions asking for text, the one such tie was a footnote the worked answer found and
-    BM25 did not)."""
+    on a tie (`roles.reports.questions`: BM25's first sentence holds 78 % of them on dev)."""
     answers = [g for g in groups if len(g.members) > 1 or not _free(g)] or groups
     passing = [
         g for i, g in enumerate(groups) if any(g is a for a in answers) and _passed_by(judged, i)
     ]
     pool = passing or answers
 
-    def rank(g: Group) -> tuple[int, int, int, bool, int]:
+    def rank(g: Group) -> tuple[int, int, int, bool, bool]:
         found = not needs_views(answer_of(g.kept, output), quoted)
-        return (g.kinds, g.agreeing, len(g.counted), found, _in_words(g))
+        return (g.kinds, g.agreeing, len(g.counted), found, g.text and "sentence" in g.views)
 
     top = max(rank(g) for g in pool)
     tied = [g for g in pool if rank(g) == top]
@@ -256,17 +253,6 @@ def _level(
             key=lambda g: (max(m.drawn_by for m in g.members), -groups.index(g)), reverse=True
         )
     return tied
-
-
-def _in_words(g: Group) -> int:
-    """For a goal asking for text, how far ``g`` is in the report's words: 2, a worked answer
-    given as the sentence it stands in (it read the whole report for the question); 1, the
-    sentence BM25 ranks first (it matched the question's words); else 0."""
-    if not g.text:
-        return 0
-    if any(m.in_words for m in g.members):
-        return 2
-    return int("sentence" in g.views)
 
 
 def _free(g: Group) -> bool:

@@ -50,9 +50,6 @@ class Solved:
     view: str = "program"
     drawn_by: int = 0
     """The place, among the views drawn, of the view that drew it (`roles.coder.select`)."""
-    in_words: bool = False
-    """A worked answer given as the report's sentence its clause stands in
-    (`roles.coder.quotation.worded`)."""
 
 
 @dataclass(frozen=True)

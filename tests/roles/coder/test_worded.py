@@ -26,7 +26,7 @@ def answer(text: str, view: str = "prose") -> Solved:
 
 def test_a_clause_worded_its_own_way_is_answered_in_the_reports_sentence() -> None:
     said = worded(answer("demand in Asia was strong"), assignment(["evidence"]), DOCS)
-    assert said.outputs == {"answer": SENTENCE} and said.view == "prose" and said.in_words
+    assert said.outputs == {"answer": SENTENCE} and said.view == "prose"
 
 
 def test_a_figure_no_reading_or_a_clause_the_report_lacks_stays_as_it_was() -> None:
