@@ -103,6 +103,6 @@ def _same(a: Solved, b: Solved, quoted: frozenset[float], output: str) -> bool:
             return answer_of(a, output) == answer_of(b, output)
         return supports(answer_of(sentence, output), answer_of(other, output))
     x, y = a.outputs, b.outputs
-    if output and ({"prose", "quotation"} & {a.view, b.view}):
+    if output and ({"prose", "quotation", "table"} & {a.view, b.view}):
         x, y = {output: x.get(output)}, {output: y.get(output)}
     return not disagreements(x, y, quoted)

@@ -34,6 +34,7 @@ from roles.coder.quotation import (
     quoted_candidate,
     scaled,
     sentence_candidate,
+    table_candidate,
     text_asked,
     views_for,
     worded,
@@ -150,6 +151,10 @@ class Coder(WorkerRole[CoderSettings]):
                 return quoted_candidate(assignment)
             if view.kind == "sentence":
                 return sentence_candidate(assignment, self.documents)
+            if view.kind == "table":
+                return scaled(
+                    table_candidate(assignment, self.documents), kind, assignment, self.documents
+                )
             if view.kind == "prose":
                 asked = prose_request(assignment, self.documents, view.note)
                 solved = prose.worked(await ask(asked))
@@ -160,7 +165,7 @@ class Coder(WorkerRole[CoderSettings]):
             solved = await self._solve(env, assignment, convo, self.settings.candidate_attempts)
             return scaled(solved, kind, assignment, self.documents)
 
-        views = views_for(assignment, self.settings.prose)
+        views = views_for(assignment, self.settings.prose, self.documents)
         chosen = await select(
             draw,
             judge,
@@ -265,6 +270,8 @@ class Coder(WorkerRole[CoderSettings]):
             summary = "answered by the researcher's quotation, as it stands in the documents"
         elif solved.view == "sentence":
             summary = "answered by the documents' sentence that another view's answer stands in"
+        elif solved.view == "table":
+            summary = f"worked by code from the table's cells the goal names: {solved.code}"
         return TaskResult(
             task_id=task.id,
             role=self.name,

@@ -59,9 +59,10 @@ other words draw another program."""
 class View:
     """One way of drawing a candidate: its kind (``program``, ``prose``; ``quotation``: the
     researcher's quotation of the answer; ``sentence``: the report's sentence the goal matches
-    best — neither makes a call) and what its request adds."""
+    best; ``table``: the arithmetic the goal's words ask of the report's table, worked by
+    code — none of these three makes a call) and what its request adds."""
 
-    kind: Literal["program", "prose", "quotation", "sentence"]
+    kind: Literal["program", "prose", "quotation", "sentence", "table"]
     note: str = ""
 
 
@@ -79,7 +80,7 @@ second prose answer."""
 PROGRAMS: tuple[View, ...] = tuple(v for v in VIEWS if v.kind == "program")
 """The views when prose is not asked for (a task with outputs other than the answer)."""
 
-FREE = frozenset({"quotation", "sentence"})
+FREE = frozenset({"quotation", "sentence", "table"})
 """The views drawn with no model call: they do not count against the candidates drawn."""
 
 Draw = Callable[[View], Awaitable[Solved]]
@@ -257,8 +258,10 @@ def _level(
 
 def _free(g: Group) -> bool:
     """Whether ``g`` is one view that makes no call, and no answer alone: the report's
-    sentence is one when the goal asks for text."""
-    return g.views[0] in FREE and not (g.text and g.views[0] == "sentence")
+    sentence is one when the goal asks for text, the table's arithmetic always (code that
+    found the cells and worked them, `roles.reports.formulas`)."""
+    view = g.views[0]
+    return view in FREE and view != "table" and not (g.text and view == "sentence")
 
 
 def _best(
@@ -291,12 +294,14 @@ _NAMES = {
     "prose": "a worked answer in prose",
     "quotation": "the researcher's quotation",
     "sentence": "the report's sentence the goal matches best",
+    "table": "the table's arithmetic the goal's words ask, worked by code",
 }
 _PLURALS = {
     "program": "programs",
     "prose": "worked answers in prose",
     "quotation": "quotations",
     "sentence": "sentences",
+    "table": "tables' arithmetic",
 }
 
 

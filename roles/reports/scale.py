@@ -50,11 +50,18 @@ def with_scale(quoted: str, sources: list[str], documents: Mapping[str, str]) ->
     return quoted
 
 
+_STATED = re.compile(r"\bin (thousand|million|billion)s\b", re.I)
+"""A scale the text states for its figures ("Amounts are in thousands")."""
+
+
 def document_scale(documents: Mapping[str, str]) -> str:
-    """The one scale word the documents' tables give their figures; "" when they give none
-    or several."""
+    """The one scale word the documents' tables give their figures, else the one their text
+    states ("in thousands": on TAT-QA dev, 116 arithmetic answers take the scale their
+    report's text states and their table does not, 6 take none); "" when none or several."""
     found = {_scale_in(" ".join(t.header)) for text in documents.values() for t in tables(text)}
     found.discard("")
+    if not found:
+        found = {m.group(1).lower() for text in documents.values() for m in _STATED.finditer(text)}
     return found.pop() if len(found) == 1 else ""
 
 

@@ -120,7 +120,7 @@ async def test_the_researchers_quotes_reach_the_coder_and_its_value_comes_back_w
     run_yaml: RunYaml, report: Path
 ) -> None:
     quotes = [quote("$1,234", "Revenue", "2019"), quote("$1,000", "Revenue", "2018")]
-    goal = "What was the change in revenue from 2018 to 2019?"
+    goal = "By how much did revenue grow from 2018 to 2019?"  # no operation code can work
     # a figure put in `quoted` for an answer the researcher says is computed is set aside
     said = researcher_says(quotes, quoted="$1,234", answer_is="computed")
     outcome = await run_yaml(scenario(goal, [said], CHANGE, CHANGE_WORKED, "amount"))
@@ -206,13 +206,31 @@ async def test_an_amount_computed_bare_from_the_tables_figures_takes_their_scale
     run_yaml: RunYaml, report: Path, kind: str, answer: str
 ) -> None:
     quotes = [quote("$1,234", "Revenue", "2019"), quote("$1,000", "Revenue", "2018")]
-    goal = "What was the change in revenue from 2018 to 2019?"
+    goal = "By how much did revenue grow from 2018 to 2019?"
     said = researcher_says(quotes, answer_is="computed")
     bare = CHANGE.replace("Revenue changed by {change:,.0f} thousand", "{change:,.0f}")
     worked = "From the table, revenue rose from $1,000 to $1,234.\nTherefore, it rose by $234."
     outcome = await run_yaml(scenario(goal, [said], bare, worked, kind))
     assert outcome.final is not None and outcome.final.answer == answer  # only an amount
     assert verdicts(outcome.final)["views"] is True  # "234" and "$234", both scaled or not
+
+
+async def test_arithmetic_code_works_from_the_table_and_a_worked_answer_agree_with_no_program(
+    run_yaml: RunYaml, report: Path
+) -> None:
+    quotes = [quote("$1,234", "Revenue", "2019"), quote("$1,000", "Revenue", "2018")]
+    goal = "What was the percentage change in revenue from 2018 to 2019?"
+    said = researcher_says(quotes, answer_is="computed")
+    worked = "Revenue rose from $1,000 to $1,234, by 234 of 1,000.\nAnswer: 23.4%"
+    outcome = await run_yaml(scenario(goal, [said], CHANGE, worked, "percentage"))
+    assert outcome.final is not None and outcome.final.answer == "23.40%"
+    assert outcome.final.status == "succeeded"
+    (views,) = [v for v in outcome.final.verdict.verdicts if v.kind == "views"]  # type: ignore[union-attr]
+    assert "worked by code and a worked answer in prose" in views.what
+    solve = next(r for r in payloads(outcome, "result") if r.task_id == "solve")
+    assert isinstance(solve, TaskResult)
+    assert "($1,234 - $1,000) / $1,000 × 100 = 23.40%" in solve.summary  # how, for a person
+    assert outcome.state.role_calls["coder"] == 2  # the verifier and the prose; no program
 
 
 async def test_a_quotation_two_worked_answers_disagree_with_gives_way_and_is_shown(

@@ -293,3 +293,38 @@ async def test_a_lone_quotation_a_wrong_check_passes_is_not_kept_over_worked_ans
     draws = Draws(None, said("73.2 million", "quotation"), None)
     chosen = await select(draws, a_figure, "answer", frozenset(), 2, views, 0.6)
     assert chosen.kept.outputs == {"answer": "73.2 million"}
+
+
+COMPUTED = (View("table"), View("prose"), View("program"), View("sentence"), View("prose", "again"))
+"""A reading's views when code can work the arithmetic the goal asks of the table."""
+
+
+async def test_the_tables_arithmetic_and_a_worked_answer_that_agree_stop_at_one_call() -> None:
+    draws = Draws(said("23.40%", "table"), prose("23.4%"), cand("19.0%", "never drawn"))
+    chosen = await select(draws, positive(), "answer", frozenset(), 3, COMPUTED, 0.6)
+    assert [v.kind for v in draws.views] == ["table", "prose"]
+    assert chosen.kept.view == "table" and chosen.kept.outputs == {"answer": "23.40%"}
+    assert [(v.kind, v.passed) for v in chosen.verdicts] == [("views", True), ("property", True)]
+    assert "worked by code" in chosen.verdicts[0].what
+    sure = chosen.confidence
+    assert sure is not None and sure.views == ["table", "prose"] and sure.score >= 0.6
+
+
+async def test_the_tables_arithmetic_alone_answers_and_a_disagreement_draws_on() -> None:
+    draws = Draws(
+        said("23.40%", "table"),
+        prose("19%"),
+        cand("18.9%", "a = 1"),
+        said("Revenue grew 23%.", "sentence"),
+        prose("17%"),
+    )
+    chosen = await select(draws, None, "answer", frozenset(), 3, COMPUTED, 0.6)
+    assert chosen.drawn == 3  # a program agreed with the worked answer: two views, ahead
+    assert chosen.kept.outputs == {"answer": "18.9%"}
+    assert chosen.confidence is not None
+    assert chosen.confidence.alternatives == ["23.40% (table)"]
+    # agreeing with none, the table's arithmetic (drawn first) leads, unverified
+    draws = Draws(said("23.40%", "table"), prose("19%"), cand("7%", "b = 2"))
+    chosen = await select(draws, None, "answer", frozenset(), 2, COMPUTED[:3], 0.6)
+    assert chosen.kept.outputs == {"answer": "23.40%"} and chosen.kept.view == "table"
+    assert ("agreement", False) in [(v.kind, v.passed) for v in chosen.verdicts]

@@ -1,0 +1,89 @@
+"""The arithmetic a question asks of a report's table, worked by code: the operation by the
+question's words, the row by its words, the columns by its years, the scale by the table or
+the text — and nothing when the row or the columns are not clear."""
+
+from __future__ import annotations
+
+import pytest
+
+from roles.reports.formulas import operation_of, worked
+
+TABLE = """| (in thousands) | 2019 | 2018 | 2017 |
+|---|---|---|---|
+| Revenue | $1,234 | $1,000 | $900 |
+| Cost of revenue | (600) | (500) | (450) |
+| Gross margin % | 51.4% | 50.0% | 50.0% |
+| Employee severance costs | 10 | 5 | — |
+"""
+REPORT = {"r/table.md": TABLE, "r/paragraphs.md": "Revenue grew because of demand."}
+
+
+@pytest.mark.parametrize(
+    ("question", "operation"),
+    [
+        ("What was the percentage change in revenue between 2018 and 2019?", "percent change"),
+        (
+            "What is the percentage increase / (decrease) in revenue from 2018 to 2019?",
+            "percent change",
+        ),
+        ("What was the change in the average life expectancy from 2018 to 2019?", "change"),
+        ("What is the average revenue for 2018 and 2019?", "average"),
+        ("What is the increase/ (decrease) in revenue from 2018 to 2019?", "change"),
+        ("What is the total revenue in 2018 and 2019?", "sum"),
+        ("What is revenue as a percentage of total assets in 2019?", None),
+        ("Between 2018 and 2019, which year had higher total revenue?", None),
+        ("What was the total revenue in 2019 and 2018 respectively?", None),
+        ("Why did revenue increase from 2018 to 2019?", None),
+        ("What was revenue in 2019?", None),
+    ],
+)
+def test_the_operation_is_read_from_the_questions_words(question: str, operation: str) -> None:
+    assert operation_of(question) == operation
+
+
+def test_a_percentage_change_is_worked_later_over_earlier_with_the_cells_shown() -> None:
+    found = worked("What was the percentage change in revenue between 2018 and 2019?", REPORT)
+    assert found is not None and found.answer() == "23.40%"
+    assert found.label == "Revenue" and [c for c, _ in found.cells] == ["2018", "2019"]
+    shown = "percent change of 'Revenue' (2018, 2019): ($1,234 - $1,000) / $1,000 × 100 = 23.40%"
+    assert found.shown() == shown
+
+
+def test_a_change_is_later_minus_earlier_whatever_order_the_question_gives() -> None:
+    for asked in ("from 2018 to 2019", "from 2019 to 2018", "between 2019 and 2018"):
+        found = worked(f"What was the change in cost of revenue {asked}?", REPORT)
+        assert found is not None and found.answer() == "-100 thousand"  # (600) after (500)
+    fell = worked("How much did the cost of revenue decrease by from 2018 to 2019?", REPORT)
+    assert fell is not None and fell.value == 100
+
+
+def test_an_average_over_a_span_of_years_takes_every_year_in_it() -> None:
+    found = worked("What was the average revenue for 2017-2019?", REPORT)
+    assert found is not None and found.answer() == "1,044.67 thousand"
+    assert [c for c, _ in found.cells] == ["2017", "2018", "2019"]
+    two = worked("What is the average revenue for 2018 and 2019?", REPORT)
+    assert two is not None and two.answer() == "1,117 thousand"
+
+
+def test_a_dash_is_nothing_and_a_change_of_percentages_stays_in_percent() -> None:
+    found = worked("What is the total employee severance costs from 2017 to 2019?", REPORT)
+    assert found is not None and found.answer() == "15 thousand"
+    points = worked("What was the change in gross margin % from 2018 to 2019?", REPORT)
+    assert points is not None and points.answer() == "1.40%"
+
+
+def test_the_scale_the_text_states_is_taken_when_the_table_states_none() -> None:
+    table = TABLE.replace("(in thousands)", "")
+    stated = {"r/table.md": table, "r/paragraphs.md": "All amounts are in millions."}
+    found = worked("What is the total revenue in 2018 and 2019?", stated)
+    assert found is not None and found.answer() == "2,234 million"
+    bare = worked("What is the total revenue in 2018 and 2019?", {"r/table.md": table})
+    assert bare is not None and bare.answer() == "2,234"
+
+
+def test_nothing_is_worked_when_two_rows_match_alike_or_a_year_has_no_column() -> None:
+    twice = TABLE + "| Revenue | $2 | $1 | $0 |\n"
+    assert worked("What was the change in revenue from 2018 to 2019?", {"t.md": twice}) is None
+    assert worked("What was the change in revenue from 2015 to 2019?", REPORT) is None
+    assert worked("What was the change in goodwill from 2018 to 2019?", REPORT) is None
+    assert worked("What was the change in revenue in 2019?", REPORT) is None
