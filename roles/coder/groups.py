@@ -61,7 +61,7 @@ class Group:
         twice)."""
         distinct: list[Solved] = []
         for m in self.members:
-            if m.view == "sentence" and not self.text:
+            if m.view not in self.counted:
                 continue
             if not any(m.view == d.view and same_program(m.code, d.code) for d in distinct):
                 distinct.append(m)

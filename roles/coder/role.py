@@ -210,6 +210,8 @@ class Coder(WorkerRole[CoderSettings]):
         clause with no call (`clause_program`): at 1.5B the verifier read such questions as
         asking for an amount, and its check passed a worked answer's figure over the
         report's reason."""
+        if text_asked(assignment):  # the goal's words say it: no call to state the kind
+            return VerifierCheck(clause_program(), kind="text")
         request = verifier.request(
             assignment.goal,
             assignment.inputs,
@@ -217,8 +219,6 @@ class Coder(WorkerRole[CoderSettings]):
             self.verifier.instructions or None,
             self.verifier.properties,
         )
-        if text_asked(assignment):  # the goal's words say it: no call to state the kind
-            return VerifierCheck(clause_program(), kind="text")
         shape = StatedProperties if self.verifier.properties else AnswerSpec
         try:
             spec: AnswerSpec = await self.judge.structured(
