@@ -28,6 +28,8 @@ REPORT = {"r/table.md": TABLE, "r/paragraphs.md": "Revenue grew because of deman
         ),
         ("What was the change in the average life expectancy from 2018 to 2019?", "change"),
         ("What is the average revenue for 2018 and 2019?", "average"),
+        ("What is the company's average revenue for 2018 and 2019?", "average"),
+        ("What was the change in weighted average shares from 2018 to 2019?", "change"),
         ("What is the increase/ (decrease) in revenue from 2018 to 2019?", "change"),
         ("What is the total revenue in 2018 and 2019?", "sum"),
         ("What is revenue as a percentage of total assets in 2019?", None),
