@@ -91,3 +91,12 @@ def test_documents_whose_tables_give_no_scale_or_two_leave_the_amount_bare() -> 
         == "€232,328.50"
     )
     assert document_scale({"t.md": EUROS, "p.md": POUNDS}) == "million"
+
+
+def test_with_no_table_stating_one_the_scale_is_the_one_the_text_states() -> None:
+    stated = {"bare.md": BARE, "p.md": "All amounts are in thousands, except per share data."}
+    assert document_scale(stated) == "thousand"
+    assert in_scale("1,204", "What was the total?", stated) == "1,204 thousand"
+    both = {"bare.md": BARE, "p.md": "Sales are in thousands and debt in millions."}
+    assert document_scale(both) == ""
+    assert document_scale({"t.md": EUROS, "p.md": "in thousands"}) == "million"  # the table's
