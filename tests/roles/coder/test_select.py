@@ -328,3 +328,19 @@ async def test_the_tables_arithmetic_alone_answers_and_a_disagreement_draws_on()
     chosen = await select(draws, None, "answer", frozenset(), 2, COMPUTED[:3], 0.6)
     assert chosen.kept.outputs == {"answer": "23.40%"} and chosen.kept.view == "table"
     assert ("agreement", False) in [(v.kind, v.passed) for v in chosen.verdicts]
+
+
+async def test_the_tables_arithmetic_leads_two_drafts_of_one_view_that_agree_without_it() -> None:
+    views = (View("table"), View("prose"), View("quotation"), View("prose", "again"))
+    draws = Draws(
+        said("88.06%", "table"), prose("87.4%"), said("$126", "quotation"), prose("87.4%")
+    )
+    chosen = await select(draws, positive(), "answer", frozenset(), 2, views, 0.6)
+    assert chosen.drawn == 4 and chosen.kept.outputs == {"answer": "88.06%"}
+    sure = chosen.confidence
+    assert sure is not None and sure.views == ["table"] and sure.score < 0.6  # not verified
+    assert "87.4% (prose)" in sure.alternatives
+    # a worked answer and a program that agree (two views) still lead it
+    draws = Draws(said("88.06%", "table"), prose("87.4%"), cand("87.4%", "a = 1"))
+    chosen = await select(draws, None, "answer", frozenset(), 2, COMPUTED, 0.6)
+    assert chosen.kept.outputs == {"answer": "87.4%"} and chosen.kept.view == "program"
