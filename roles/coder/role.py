@@ -152,9 +152,7 @@ class Coder(WorkerRole[CoderSettings]):
             if view.kind == "sentence":
                 return sentence_candidate(assignment, self.documents)
             if view.kind == "table":
-                return scaled(
-                    table_candidate(assignment, self.documents), kind, assignment, self.documents
-                )
+                return table_candidate(assignment, self.documents)
             if view.kind == "prose":
                 asked = prose_request(assignment, self.documents, view.note)
                 solved = prose.worked(await ask(asked))
