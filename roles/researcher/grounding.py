@@ -38,7 +38,19 @@ def _named(label: str, choices: list[str]) -> list[int]:
         return []
     hits = process.extract(label, choices, scorer=fuzz.WRatio, score_cutoff=LABEL_MATCH, limit=None)
     top = max((score for _, score, _ in hits), default=0.0)
-    return [int(i) for _, score, i in hits if score == top]
+    if hits:
+        return [int(i) for _, score, i in hits if score == top]
+    return _standing(label, choices)
+
+
+def _standing(label: str, choices: list[str]) -> list[int]:
+    """The choices a label of four characters or more stands in whole: a year names the
+    column "For the Twelve Months Ended December 31, 2019 (Dollars in thousands)", which
+    WRatio scores 60 (a short string against a long one counts for 0.6 of a partial match)."""
+    if len(label.strip()) < 4:
+        return []
+    whole = re.compile(rf"(?<!\w){re.escape(label.strip())}(?!\w)", re.IGNORECASE)
+    return [i for i, choice in enumerate(choices) if whole.search(choice)]
 
 
 def _clean(label: str) -> str:

@@ -9,6 +9,7 @@ then by the answer's share of every candidate drawn:
 
 - two views agree: 0.6 + 0.4 x share;
 - two drafts of one view agree: 0.3 + 0.3 x share;
+- a view worked by code from the documents alone (`CODE_VIEWS`): 0.25 + 0.3 x share;
 - nothing agrees: 0.3 x share;
 
 halved when the verifier's check fails it. A share counts a candidate's first view in full
@@ -26,10 +27,17 @@ from pydantic import JsonValue
 from bus.verdicts import Confidence
 from roles.verifier.values import numbers
 
-__all__ = ["TWO_VIEWS", "needs_views", "score_of", "weight"]
+__all__ = ["CODE_VIEWS", "TWO_VIEWS", "needs_views", "score_of", "weight"]
 
 TWO_VIEWS = 0.6
 """The lowest score two agreeing views give (and the highest anything less gives)."""
+
+CODE_VIEWS = frozenset({"table"})
+"""Views worked by code from the documents, with no model (the table's arithmetic the
+question asks, `roles.reports.formulas`): alone, surer than a lone model view — offline on
+TAT-QA dev it is right on 83 % of the arithmetic it answers, where a 1.5B answer no other
+view agreed with was right on 3 of 34 arithmetic questions in the TAT-QA results so far —
+and still short of the 0.6 two views give."""
 
 _TRIVIAL_NUMBERS = frozenset({0.0, 1.0, -1.0})
 _TRIVIAL_WORDS = frozenset({"", "true", "false", "none", "null", "[]", "{}", "n/a", "nan"})
@@ -62,6 +70,8 @@ def score_of(
         score = TWO_VIEWS + 0.4 * share
     elif agreeing_drafts >= 2:
         score = 0.3 + 0.3 * share
+    elif kinds and set(kinds) <= CODE_VIEWS:
+        score = 0.25 + 0.3 * share
     else:
         score = 0.3 * share
     if check_failed:

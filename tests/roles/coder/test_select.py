@@ -328,6 +328,12 @@ async def test_the_tables_arithmetic_alone_answers_and_a_disagreement_draws_on()
     chosen = await select(draws, None, "answer", frozenset(), 2, COMPUTED[:3], 0.6)
     assert chosen.kept.outputs == {"answer": "23.40%"} and chosen.kept.view == "table"
     assert ("agreement", False) in [(v.kind, v.passed) for v in chosen.verdicts]
+    # worked by code, alone it is surer than a lone worked answer, and short of two views
+    sure = chosen.confidence
+    assert sure is not None and 0.25 <= sure.score < 0.6
+    draws = Draws(prose("19%"), cand("7%", "c = 3"))
+    alone = await select(draws, None, "answer", frozenset(), 2, COMPUTED[1:3], 0.6)
+    assert alone.confidence is not None and alone.confidence.score < 0.25
 
 
 async def test_the_tables_arithmetic_leads_two_drafts_of_one_view_that_agree_without_it() -> None:

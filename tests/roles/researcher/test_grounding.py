@@ -185,3 +185,19 @@ def test_the_tables_labels_are_listed_for_a_second_try() -> None:
     assert line.startswith(
         "table.md: rows 'Apple Inc. (“Apple”)', 'Huawei'; columns 'Fiscal Year 2019'"
     )
+
+
+def test_a_year_names_the_long_column_it_stands_in_and_no_other() -> None:
+    table = """|  | For the Twelve Months Ended December 31, |  |
+|---|---|---|
+|  | 2019 | 2018 |
+|  | (Dollars in thousands) |  |
+| Inventories, net | 12,542 | 9,317 |
+| Prepaid expenses | 3,276 | 1,078 |
+"""
+    docs = {"table.md": table}
+    said = Quote(source="table.md", row=">>2019<<", column=">>Inventories, net<<", text="12,542")
+    quote, wrong = placed(said, docs)
+    assert wrong is None and quote.row == "Inventories, net" and "2019" in quote.column
+    assert ground(said.model_copy(update={"text": "9,317"}), docs) is not None  # 2018's
+    assert ground(said.model_copy(update={"row": "2017"}), docs) is not None  # no such year
