@@ -14,8 +14,14 @@ from roles.reports.tables import figures_in, holds, number_of, tables
 __all__ = ["SCALE_WORDS", "document_scale", "in_scale", "scale_of", "with_scale"]
 
 SCALE_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("thousand", re.compile(r"\bthousands?\b|'000\b|\b000s\b", re.I)),
-    ("million", re.compile(r"\bmillions?\b|[$€£]\s?m\b|\bmn\b", re.I)),
+    ("thousand", re.compile(r"\bthousands?\b|['’]000\b|\b000s\b", re.I)),
+    (
+        "million",
+        re.compile(
+            r"\bmillions?\b|[$€£]\s?m\b|(?-i:\b(?:USD|EUR|GBP|DKK|RMB|AUD|CAD|CHF|SEK|NOK|HKD|SGD)\s?m)\b|\bmn\b",
+            re.I,
+        ),
+    ),
     ("billion", re.compile(r"\bbillions?\b|[$€£]\s?bn?\b", re.I)),
 )
 """Each scale and how a table's heading writes it."""

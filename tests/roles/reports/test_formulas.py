@@ -89,3 +89,54 @@ def test_nothing_is_worked_when_two_rows_match_alike_or_a_year_has_no_column() -
     assert worked("What was the change in revenue from 2015 to 2019?", REPORT) is None
     assert worked("What was the change in goodwill from 2018 to 2019?", REPORT) is None
     assert worked("What was the change in revenue in 2019?", REPORT) is None
+
+
+FISCAL = """|  | FY19 | FY18 | FY17 |
+|---|---|---|---|
+| Product | 39,005 | 36,709 | 35,000 |
+| Percentage of revenue | 75% | 74% | 73% |
+| ROFE (%) | 15.2 | 17.1 | 16.0 |
+| Other | 95 | 82 | 80 |
+| Total other | 195 | 182 | 180 |
+"""
+FISCAL_REPORT = {"f/table.md": FISCAL}
+
+
+def test_a_short_fiscal_year_names_its_column() -> None:
+    found = worked("What was the change in product revenue between FY18 and FY19?", FISCAL_REPORT)
+    assert found is not None and found.value == 2296
+    assert [c for c, _ in found.cells] == ["FY18", "FY19"]
+    short = worked("What was the change in product revenue between F18 and F19?", FISCAL_REPORT)
+    assert short is not None and short.value == 2296
+
+
+def test_an_average_that_names_no_year_is_over_every_years_column() -> None:
+    found = worked("What is the average Cost of revenue?", REPORT)
+    assert found is not None and found.answer() == "-516.67 thousand"
+    assert [c for c, _ in found.cells] == ["2017", "2018", "2019"]
+    assert worked("What is the change in Cost of revenue?", REPORT) is None
+
+
+def test_a_row_labelled_in_percent_is_worked_in_percent() -> None:
+    found = worked("What is the average ROFE for F19 and F18?", FISCAL_REPORT)
+    assert found is not None and found.answer() == "16.15%"
+    headed = FISCAL.replace("| FY19 | FY18 | FY17 |", "| FY19 % | FY18 % | FY17 % |")
+    other = worked("What is the average other for F19 and F18?", {"f.md": headed})
+    assert other is not None and other.answer() == "88.50%"
+
+
+def test_a_difference_is_the_larger_less_the_smaller_and_a_change_keeps_its_sign() -> None:
+    found = worked("What is the difference in cost of revenue between 2018 and 2019?", REPORT)
+    assert found is not None and found.value == 100
+    assert found.shown().endswith("(500) - (600) = 100 thousand")
+    change = worked("What is the change in cost of revenue between 2018 and 2019?", REPORT)
+    assert change is not None and change.value == -100
+
+
+def test_label_words_the_question_does_not_say_count_against_the_row() -> None:
+    found = worked("What was the change in product revenue between FY18 and FY19?", FISCAL_REPORT)
+    assert found is not None and found.label == "Product"  # not "Percentage of revenue"
+    total = worked("What was the change in total other between FY18 and FY19?", FISCAL_REPORT)
+    assert total is not None and total.label == "Total other"
+    other = worked("What was the change in other between FY18 and FY19?", FISCAL_REPORT)
+    assert other is not None and other.label == "Other"

@@ -100,3 +100,15 @@ def test_with_no_table_stating_one_the_scale_is_the_one_the_text_states() -> Non
     both = {"bare.md": BARE, "p.md": "Sales are in thousands and debt in millions."}
     assert document_scale(both) == ""
     assert document_scale({"t.md": EUROS, "p.md": "in thousands"}) == "million"  # the table's
+
+
+@pytest.mark.parametrize(
+    ("heading", "scale"),
+    [("30 June 2019 $’000", "thousand"), ("2019 $'000", "thousand"), ("USDm", "million")],
+)
+def test_a_heading_in_thousands_or_a_currencys_millions_gives_the_scale(
+    heading: str, scale: str
+) -> None:
+    table = f"| {heading} | 2019 |\n|---|---|\n| Loans | 828.8 |\n"
+    assert scale_of("828.8", "t.md", {"t.md": table}) == scale
+    assert scale_of("828.8", "t.md", {"t.md": table.replace(heading, "Usdm")}) == ""
