@@ -172,7 +172,7 @@ def table_candidate(assignment: TaskAssignment, documents: Mapping[str, str]) ->
     `TaskFailed` when code cannot work it."""
     found = worked_in_table(question_of(assignment.goal), documents)
     if found is None:
-        msg = "the goal's words name no arithmetic of one row of the documents' tables"
+        msg = "the goal's words name no arithmetic of one or two rows of the documents' tables"
         raise TaskFailed(msg)
     shown = found.shown()
     files = {"worked.txt": f"{shown}\n".encode()}

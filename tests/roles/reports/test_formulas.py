@@ -140,3 +140,39 @@ def test_label_words_the_question_does_not_say_count_against_the_row() -> None:
     assert total is not None and total.label == "Total other"
     other = worked("What was the change in other between FY18 and FY19?", FISCAL_REPORT)
     assert other is not None and other.label == "Other"
+
+
+FEES = """|  | 2019 | 2018 |
+|---|---|---|
+| Audit fees | $55,000 | $58,000 |
+| Non-audit fees | 11,000 | 8,000 |
+| Total fees | $66,000 | $66,000 |
+"""
+FEES_REPORT = {"fees.md": FEES}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the percentage of audit fees in total fees in 2019?",
+        "What is audit fees as a percentage of total fees in 2019?",
+        "What was the audit fees as a proportion of the total fees for 2019?",
+        "What percentage of total fees were audit fees in 2019?",
+    ],
+)
+def test_a_share_of_a_total_divides_the_rows_each_part_of_the_question_names(
+    question: str,
+) -> None:
+    found = worked(question, FEES_REPORT)
+    assert found is not None and found.answer() == "83.33%"
+    assert found.label == "Audit fees / Total fees"
+    assert found.shown().endswith("$55,000 / $66,000 × 100 = 83.33%")
+
+
+def test_a_ratio_of_two_rows_is_a_bare_quotient_and_a_share_needs_one_year() -> None:
+    found = worked("What is the ratio of audit fees to non-audit fees in 2018?", FEES_REPORT)
+    assert found is not None and found.answer() == "7.25"
+    assert worked("What is audit fees as a percentage of total fees?", FEES_REPORT) is None
+    both = "What is audit fees as a percentage of total fees in 2018 and 2019?"
+    assert worked(both, FEES_REPORT) is None
+    assert worked("What is audit fees as a percentage of audit fees in 2019?", FEES_REPORT) is None
