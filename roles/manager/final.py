@@ -14,6 +14,7 @@ from bus.verdicts import CheckVerdict, Confidence, Verdict
 from roles.budget import BudgetTracker
 from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler, TaskState
+from roles.verifier.confidence import apart
 from roles.verifier.goal_check import GOAL_CHECK, OUTPUT, covers, standing
 from roles.verifier.rule import unverified_reason, verdict_of
 
@@ -65,11 +66,16 @@ def _with_grounding(
 ) -> dict[str, list[CheckVerdict]]:
     """The checks of each task, the answer's sources also carrying the grounding checks of
     the tasks they read from: an answer computed from a quote that is not in the documents
-    is not verified, however well it was computed."""
+    is not verified, however well it was computed. A source whose answer rests on two views
+    that never saw the reading (`roles.verifier.confidence.apart`: the table's arithmetic and
+    a worked answer from the documents) carries none: on TAT-QA dev (1.5B) a wrong quote
+    kept such an answer, right, from `succeeded`."""
     if sched is None:
         return ledger.checked
     checked = dict(ledger.checked)
     for tid in sources:
+        if apart(ledger.confidence.get(tid)):
+            continue
         upstream = [
             v.model_copy(update={"what": f"{up}: {v.what}"})
             for up in _upstream(sched, [tid])

@@ -27,7 +27,7 @@ from pydantic import JsonValue
 from bus.verdicts import Confidence
 from roles.verifier.values import numbers
 
-__all__ = ["CODE_VIEWS", "TWO_VIEWS", "needs_views", "score_of", "weight"]
+__all__ = ["APART_VIEWS", "CODE_VIEWS", "TWO_VIEWS", "apart", "needs_views", "score_of", "weight"]
 
 TWO_VIEWS = 0.6
 """The lowest score two agreeing views give (and the highest anything less gives)."""
@@ -38,6 +38,19 @@ question asks, `roles.reports.formulas`): alone, surer than a lone model view â€
 TAT-QA dev it is right on 83 % of the arithmetic it answers, where a 1.5B answer no other
 view agreed with was right on 3 of 34 arithmetic questions in the TAT-QA results so far â€”
 and still short of the 0.6 two views give."""
+
+APART_VIEWS = frozenset({"prose", "sentence", "table"})
+"""Views drawn from the documents alone, never shown the researcher's reading: a worked
+answer, the report's sentence the goal matches best, the table's arithmetic. (A program
+from a reading computes from its quoted values; a quotation is them.)"""
+
+
+def apart(confidence: Confidence | None) -> bool:
+    """Whether an answer rests on two views, or more, that never saw the reading: a quote
+    the reading got wrong bears on nothing it says."""
+    kinds = set(confidence.views) if confidence is not None else set()
+    return len(kinds) >= 2 and kinds <= APART_VIEWS
+
 
 _TRIVIAL_NUMBERS = frozenset({0.0, 1.0, -1.0})
 _TRIVIAL_WORDS = frozenset({"", "true", "false", "none", "null", "[]", "{}", "n/a", "nan"})

@@ -274,3 +274,26 @@ async def test_a_quote_not_in_the_documents_goes_back_once_and_the_answer_is_not
     assert verdicts(outcome.final)["views"] is True  # the views agreed on the made-up figure,
     assert verdicts(outcome.final)["grounding"] is False  # but it is not in the report
     assert outcome.final.status != "succeeded"
+
+
+async def test_an_answer_two_views_apart_from_the_reading_agree_on_stands_on_a_wrong_quote(
+    run_yaml: RunYaml, report: Path
+) -> None:
+    made_up = [quote("$1,299", "Revenue", "2019"), quote("$1,000", "Revenue", "2018")]
+    research = [researcher_says(made_up, answer_is="computed")] * 2
+    goal = "What was the percentage change in revenue from 2018 to 2019?"
+    worked = "Revenue rose from $1,000 to $1,234, by 234 of 1,000.\nAnswer: 23.4%"
+    outcome = await run_yaml(scenario(goal, research, CHANGE, worked, "percentage"))
+    assert outcome.final is not None and outcome.final.answer == "23.40%"
+    assert outcome.final.verdict is not None and outcome.final.verdict.verified
+    assert outcome.final.status == "succeeded"  # the table and the prose never read the quotes
+    confidence = outcome.final.verdict.confidence
+    assert confidence is not None and set(confidence.views) == {"table", "prose"}
+    grounded = [
+        v
+        for r in payloads(outcome, "result")
+        if isinstance(r, TaskResult)
+        for v in r.verdicts
+        if v.kind == "grounding"
+    ]
+    assert grounded and not any(v.passed for v in grounded)  # the reading's failure is logged
