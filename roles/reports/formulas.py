@@ -20,8 +20,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from roles.reports.rows import (
+    SPAN,
+    YEAR,
+    column,
+    every_year,
+    in_percent,
+    row_named,
+    years_named,
+)
 from roles.reports.scale import document_scale, scale_of
-from roles.reports.tables import Table, number_of, tables
+from roles.reports.tables import number_of
 
 __all__ = ["Operation", "Worked", "operation_of", "worked"]
 
@@ -100,27 +109,9 @@ _TRAILING = re.compile(r"\s*\b(?:in|for|at|as of|during)\s*(?:fiscal|FY)?\s*$", 
 _NOT_ARITHMETIC = re.compile(r"\bwhich year\b|\brespectively\b|^why\b", re.I)
 """Words of a question that asks for a year, several figures or a reason, whatever else it
 says ("the total … for 2019 and 2018 respectively" asks for two figures)."""
-_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
-_SHORT_YEAR = re.compile(r"\bFY?\s?'?(\d\d)\b")
-"""A fiscal year written short, "FY19" or "F19": 2019."""
-_SPAN = re.compile(r"((?:19|20)\d\d)\s*(?:-|–|to|through)\s*((?:19|20)\d\d)")
 _BY = re.compile(r"\b(decrease|decline|fall|drop)(d)? by\b", re.I)
-_STOP = frozenset(
-    {
-        *("what", "is", "the", "was", "of", "in", "a", "an", "and", "to", "from", "for"),
-        *("between", "by", "how", "much", "did", "change", "percentage", "average"),
-        *("value", "amount", "year", "years", "increase", "decrease", "respective"),
-        *("respectively", "fiscal", "were", "are"),
-    }
-)
-"""The question's words that name no row."""
 _DIFFERENCE = re.compile(r"\bdifference\b", re.I)
 _SIGNED = re.compile(r"\bchange|increase|decrease|decline|growth", re.I)
-_LABEL_STOP = frozenset(
-    {*("of", "the", "a", "an", "and", "in", "to", "from", "for", "by", "on", "at", "as")}
-)
-"""A row label's words that name nothing: its other words count against it when the
-question does not say them ("Percentage of revenue" is not the product revenue)."""
 _NIL = frozenset({"-", "—", "–"})
 
 
@@ -190,79 +181,15 @@ def operation_of(question: str) -> Operation | None:
     return next((op for op, words in _OPERATIONS if words.search(question)), None)
 
 
-def _stem(word: str) -> str:
-    return word[:-1] if word.endswith("s") and len(word) > 3 else word
-
-
-def _words(text: str, stop: frozenset[str] = _STOP) -> set[str]:
-    return {_stem(w) for w in re.findall(r"[a-z]+", text.lower()) if w not in stop}
-
-
 def _years(question: str, operation: Operation) -> list[str]:
     """The years whose columns are worked: those the question gives ("FY19" is 2019), or
     every year of a span it gives an average or a sum over ("from 2017 to 2019")."""
-    span = _SPAN.search(question)
+    span = SPAN.search(question)
     if span and operation in ("average", "sum"):
         first, last = int(span.group(1)), int(span.group(2))
         if first < last:
             return [str(y) for y in range(first, last + 1)]
-    short = {f"20{y}" for y in _SHORT_YEAR.findall(question)}
-    return sorted(set(_YEAR.findall(question)) | short)
-
-
-def _header_years(header: str) -> set[str]:
-    """The years a column's header names, "FY19" and "F19" as 2019."""
-    return set(_YEAR.findall(header)) | {f"20{y}" for y in _SHORT_YEAR.findall(header)}
-
-
-def _rows(question: str, documents: Mapping[str, str]) -> list[tuple[float, str, Table, list[str]]]:
-    """Every labelled row of the documents' tables that shares a word with the question,
-    best first: by the question's words it holds, less half of those it holds besides."""
-    asked = _words(_YEAR.sub(" ", question))
-    found = []
-    for source, text in documents.items():
-        for table in tables(text):
-            for row in table.rows:
-                label = _words(row[0], _LABEL_STOP) if row else set()
-                if label & asked:
-                    score = len(label & asked) - 0.5 * len(label - asked)
-                    found.append((score, source, table, row))
-    return sorted(found, key=lambda f: -f[0])
-
-
-def _column(table: Table, year: str, width: int) -> int | None:
-    """The column of ``year``: the first headed by it alone, else the first whose header
-    holds it and heads no change or percentage, else the first whose header holds it."""
-    headers = list(enumerate(table.header[:width]))
-    alone = [i for i, h in headers if i and h.strip() == year]
-    held = [i for i, h in headers if i and year in _header_years(h)]
-    plain = [i for i in held if not re.search(r"change|%|percent", table.header[i], re.I)]
-    found = alone or plain or held
-    return found[0] if found else None
-
-
-def _in_percent(label: str, headers: list[str]) -> bool:
-    """Whether a row's figures are percentages by its label ("ROFE (%)") or by every header
-    of the columns worked ("2019 %")."""
-    return bool(re.search(r"\(%\)|%$", label.strip())) or all("%" in h for h in headers)
-
-
-def _every_year(table: Table, width: int) -> list[str]:
-    """The years the table's columns give figures for, when a question asks the average of
-    a row and names none ("What is the average cost of sales?" is over every year)."""
-    found = set()
-    for header in table.header[1:width]:
-        if not re.search(r"change|%|percent", header, re.I):
-            found |= _header_years(header)
-    return sorted(found)
-
-
-def _row(words: str, documents: Mapping[str, str]) -> tuple[str, Table, list[str]] | None:
-    """The one row ``words`` name best, or None (none, or two alike)."""
-    rows = _rows(words, documents)
-    if not rows or any(s == rows[0][0] and r[1:] != rows[0][3][1:] for s, _, _, r in rows[1:]):
-        return None
-    return rows[0][1], rows[0][2], rows[0][3]
+    return years_named(question)
 
 
 def _share(question: str, documents: Mapping[str, str]) -> Worked | None:
@@ -271,17 +198,17 @@ def _share(question: str, documents: Mapping[str, str]) -> Worked | None:
     years = _years(question, "share")
     if len(years) != 1 or _NOT_ARITHMETIC.search(question):
         return None
-    body = _TRAILING.sub("", _YEAR.sub(" ", question).strip().rstrip("?").strip())
+    body = _TRAILING.sub("", YEAR.sub(" ", question).strip().rstrip("?").strip())
     for operation, form in _SHARES:
         asked = form.fullmatch(body)
         if asked is None:
             continue
-        part, whole = _row(asked["part"], documents), _row(asked["whole"], documents)
-        if part is None or whole is None or part[2] == whole[2]:
+        part, whole = row_named(asked["part"], documents), row_named(asked["whole"], documents)
+        if part is None or whole is None or part.row == whole.row:
             return None
         cells: list[tuple[str, str]] = []
-        for _, table, row in (part, whole):
-            at = _column(table, years[0], len(row))
+        for _, _, table, row in (part, whole):
+            at = column(table, years[0], len(row))
             if at is None or number_of(row[at]) is None:
                 return None
             cells.append((table.header[at], row[at].strip()))
@@ -289,7 +216,7 @@ def _share(question: str, documents: Mapping[str, str]) -> Worked | None:
         if b == 0:
             return None
         value = a / b * 100 if operation == "share" else a / b
-        label = f"{part[2][0].strip()} / {whole[2][0].strip()}"
+        label = f"{part.row[0].strip()} / {whole.row[0].strip()}"
         return Worked(operation, label, cells, round(value, 2), "", operation == "share")
     return None
 
@@ -302,20 +229,18 @@ def worked(question: str, documents: Mapping[str, str]) -> Worked | None:
     operation = operation_of(question)
     if operation is None:
         return None
-    rows = _rows(question, documents)
-    if not rows:
+    named = row_named(question, documents)
+    if named is None:
         return None
-    score, source, table, row = rows[0]
-    if any(s == score and r[1:] != row[1:] for s, _, _, r in rows[1:]):
-        return None
+    _, source, table, row = named
     years = _years(question, operation)
     if not years and operation == "average":
-        years = _every_year(table, len(row))
+        years = every_year(table, len(row))  # "What is the average cost of sales?"
     if len(years) < 2:
         return None
     cells: list[tuple[str, str]] = []
     for year in years:
-        at = _column(table, year, len(row))
+        at = column(table, year, len(row))
         if at is None or (number_of(row[at]) is None and row[at].strip() not in _NIL):
             return None
         cells.append((table.header[at], row[at].strip()))
@@ -336,6 +261,6 @@ def worked(question: str, documents: Mapping[str, str]) -> Worked | None:
             value = sum(figures) / len(figures)
         case "sum":
             value = sum(figures)
-    percent = all(f.endswith("%") for _, f in cells) or _in_percent(row[0], [c for c, _ in cells])
+    percent = all(f.endswith("%") for _, f in cells) or in_percent(row[0], [c for c, _ in cells])
     scale = "" if percent else scale_of(cells[0][1], source, documents) or document_scale(documents)
     return Worked(operation, row[0].strip(), cells, round(value, 2), scale, percent)
