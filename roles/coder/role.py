@@ -269,7 +269,7 @@ class Coder(WorkerRole[CoderSettings]):
         elif solved.view == "sentence":
             summary = "answered by the documents' sentence that another view's answer stands in"
         elif solved.view == "table":
-            summary = f"worked by code from the table's cells the goal names: {solved.code}"
+            summary = f"found by code in the table's cells the goal names: {solved.code}"
         return TaskResult(
             task_id=task.id,
             role=self.name,

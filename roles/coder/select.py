@@ -299,14 +299,14 @@ _NAMES = {
     "prose": "a worked answer in prose",
     "quotation": "the researcher's quotation",
     "sentence": "the report's sentence the goal matches best",
-    "table": "the table's arithmetic the goal's words ask, worked by code",
+    "table": "the table's figures or arithmetic the goal's words ask, read or worked by code",
 }
 _PLURALS = {
     "program": "programs",
     "prose": "worked answers in prose",
     "quotation": "quotations",
     "sentence": "sentences",
-    "table": "tables' arithmetic",
+    "table": "tables' figures",
 }
 
 

@@ -237,7 +237,7 @@ async def test_a_quotation_two_worked_answers_disagree_with_gives_way_and_is_sho
     run_yaml: RunYaml, report: Path
 ) -> None:
     quotes = [quote("$1,000", "Revenue", "2018")]  # the other year's figure
-    goal = "What was the revenue in 2019?"
+    goal = "What was the revenue in the latest year?"  # no year: code reads no cell
     research = [researcher_says(quotes, quoted="$1,000")]
     worked = "The table gives revenue in thousands.\nAnswer: $1,234 thousand"
     outcome = await run_yaml(scenario(goal, research, QUOTED, [worked, worked], "amount"))
@@ -297,3 +297,18 @@ async def test_an_answer_two_views_apart_from_the_reading_agree_on_stands_on_a_w
         if v.kind == "grounding"
     ]
     assert grounded and not any(v.passed for v in grounded)  # the reading's failure is logged
+
+
+async def test_a_figure_code_reads_from_the_table_and_the_quotation_outvote_a_misread(
+    run_yaml: RunYaml, report: Path
+) -> None:
+    quotes = [quote("$1,234", "Revenue", "2019")]
+    goal = "What was the revenue in 2019?"
+    research = [researcher_says(quotes, quoted="$1,234")]
+    misread = "The table gives revenue in thousands.\nAnswer: $1,000 thousand"
+    outcome = await run_yaml(scenario(goal, research, QUOTED, [misread, misread], "amount"))
+    assert outcome.final is not None and outcome.final.answer == "$1,234 thousand"
+    assert outcome.final.status == "succeeded"
+    confidence = outcome.final.verdict.confidence  # type: ignore[union-attr]
+    assert confidence is not None and set(confidence.views) == {"table", "quotation"}
+    assert confidence.alternatives == ["$1,000 thousand (prose)"]

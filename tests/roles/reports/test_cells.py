@@ -1,0 +1,64 @@
+"""The figures a question asks to be read from a report's table: the row whose label is all
+words the question says, in the years it gives, with the table's scale — and nothing when it
+asks for arithmetic, a share, a year or a reason, or no label is all its words."""
+
+from __future__ import annotations
+
+import pytest
+
+from roles.reports.cells import Read, from_table, read
+from roles.reports.formulas import Worked
+
+TABLE = """| (in thousands) | 2019 | 2018 | 2017 |
+|---|---|---|---|
+| Revenue | $1,234 | $1,000 | $900 |
+| Deferred revenue | 300 | 250 | 200 |
+| Gross margin (%) | 51.4 | 50.0 | 50.0 |
+"""
+REPORT = {"r/table.md": TABLE}
+
+
+def test_the_cell_of_the_named_row_and_year_is_read_with_its_scale() -> None:
+    found = read("What was the revenue in 2019?", REPORT)
+    assert found is not None and found.answer() == "$1,234 thousand"
+    assert found.shown() == "read from 'Revenue' (2019): $1,234 thousand"
+    margin = read("What was the gross margin in FY18?", REPORT)
+    assert margin is not None and margin.answer() == "50.0%"  # the label says percent
+
+
+def test_the_years_a_question_asks_respectively_are_each_read() -> None:
+    found = read("What was the deferred revenue in 2019 and 2018 respectively?", REPORT)
+    assert found is not None and found.answer() == "250 thousand and 300 thousand"
+    total = read("What was the total revenue in 2019 and 2018 respectively?", REPORT)
+    assert total is not None and total.label == "Revenue"  # two figures, not their sum
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What was the change in revenue from 2018 to 2019?",  # arithmetic: `worked`
+        "What is the total revenue in 2018 and 2019?",  # a sum, not two figures
+        "What is revenue as a percentage of deferred revenue in 2019?",
+        "Which year had the higher revenue, 2019 or 2018?",
+        "Why did revenue rise in 2019?",
+        "How is revenue recognised in 2019?",
+        "What was the revenue?",  # no year
+        "What was the cost in 2019?",  # no row it names
+        "What was the margin in 2020?",  # no column
+    ],
+)
+def test_nothing_is_read_for_a_question_that_asks_something_else(question: str) -> None:
+    assert read(question, REPORT) is None
+
+
+def test_a_label_with_a_word_the_question_does_not_say_is_not_read() -> None:
+    assert read("What was the gross margin in 2019?", REPORT) is not None
+    assert read("What was the margin in 2019?", REPORT) is None  # "gross" unsaid
+
+
+def test_code_answers_arithmetic_first_then_a_read_figure() -> None:
+    change = from_table("What was the change in revenue from 2018 to 2019?", REPORT)
+    assert isinstance(change, Worked) and change.answer() == "234 thousand"
+    cell = from_table("How much was the revenue in 2017?", REPORT)
+    assert isinstance(cell, Read) and cell.answer() == "$900 thousand"
+    assert from_table("Why did revenue rise?", REPORT) is None
