@@ -1,7 +1,8 @@
 """The figures a question asks to be read from a report's table, read by code: the cell of
 the row it names in the year it gives ("What was the revenue in 2019?"), or the cells of the
 years it gives ("… in 2019 and 2018 respectively"), with their table's scale (`read`); and
-what code answers from the table at all, arithmetic first (`from_table`).
+what code answers from the table at all: a comparison of years, arithmetic, figures read
+(`from_table`).
 
 A cell is read only when the question says every word of the row's label: on TAT-QA dev
 (offline) a row whose label has a word the question does not say was the wrong row more
@@ -17,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from roles.reports.compared import compared
 from roles.reports.formulas import operation_of, worked
 from roles.reports.rows import column, extra_words, in_percent, row_named, years_named
 from roles.reports.scale import document_scale, scale_of
@@ -26,11 +28,11 @@ __all__ = ["Answered", "Read", "from_table", "read"]
 
 _NOT_READ = re.compile(
     r"\bwhich\b|\bwhy\b|\bhow\b(?! (much|many)\b)|as an? (percentage|proportion)|"
-    r"percentage of|proportion of|ratio of|% of",
+    r"percentage of|proportion of|ratio of|% of|\bthan\b|how many (of the )?years",
     re.I,
 )
 """Words of a question that asks for something else than the figures of a row: a year or a
-row by a comparison, a reason, a method, a share."""
+row by a comparison, a reason, a method, a share, a count of years."""
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 
 
@@ -96,6 +98,7 @@ def read(question: str, documents: Mapping[str, str]) -> Read | None:
 
 
 def from_table(question: str, documents: Mapping[str, str]) -> Answered | None:
-    """What code answers ``question`` from the documents' tables: the arithmetic it asks
+    """What code answers ``question`` from the documents' tables: the years a comparison of
+    a row picks (`roles.reports.compared`), the arithmetic it asks
     (`roles.reports.formulas.worked`), else the figures it asks to be read (`read`)."""
-    return worked(question, documents) or read(question, documents)
+    return compared(question, documents) or worked(question, documents) or read(question, documents)
