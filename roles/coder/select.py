@@ -27,7 +27,7 @@ from roles.coder.prose import STEPS_FIRST
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
 from roles.verifier.checks import Judged
-from roles.verifier.confidence import needs_views, score_of
+from roles.verifier.confidence import CODE_VIEWS, needs_views, score_of
 from roles.verifier.values import numbers
 
 __all__ = [
@@ -249,7 +249,7 @@ def _level(
 
     def rank(g: Group) -> tuple[int, bool, int, int, bool, bool]:
         found = not needs_views(answer_of(g.kept, output), quoted)
-        table = "table" in g.views
+        table = bool(CODE_VIEWS & set(g.views))
         return (g.kinds, table, g.agreeing, len(g.counted), found, g.text and "sentence" in g.views)
 
     top = max(rank(g) for g in pool)
@@ -263,10 +263,10 @@ def _level(
 
 def _free(g: Group) -> bool:
     """Whether ``g`` is one view that makes no call, and no answer alone: the report's
-    sentence is one when the goal asks for text, the table's arithmetic always (code that
-    found the cells and worked them, `roles.reports.formulas`)."""
+    sentence is one when the goal asks for text, a view worked by code always (the table's
+    cells found and read or worked, `roles.reports.cells`)."""
     view = g.views[0]
-    return view in FREE and view != "table" and not (g.text and view == "sentence")
+    return view in FREE and view not in CODE_VIEWS and not (g.text and view == "sentence")
 
 
 def _best(
