@@ -20,11 +20,11 @@ from typing import Protocol
 
 from roles.reports.compared import compared
 from roles.reports.formulas import operation_of, worked
-from roles.reports.rows import column, extra_words, in_percent, row_named, years_named
+from roles.reports.rows import column, every_year, extra_words, in_percent, row_named, years_named
 from roles.reports.scale import document_scale, scale_of
-from roles.reports.tables import number_of
+from roles.reports.tables import number_of, tables
 
-__all__ = ["Answered", "Read", "from_table", "read"]
+__all__ = ["Answered", "Read", "Years", "from_table", "read", "years_given"]
 
 _NOT_READ = re.compile(
     r"\bwhich\b|\bwhy\b|\bhow\b(?! (much|many)\b)|as an? (percentage|proportion)|"
@@ -34,6 +34,10 @@ _NOT_READ = re.compile(
 """Words of a question that asks for something else than the figures of a row: a year or a
 row by a comparison, a reason, a method, a share, a count of years."""
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
+_WHICH_YEARS = re.compile(
+    r"\bwhich (?:fiscal )?years\b.*\b(?:table|provided?|information|shown?|presented|included)\b",
+    re.I,
+)
 
 
 class Answered(Protocol):
@@ -71,6 +75,36 @@ class Read:
         return f"read from {self.label!r} ({columns}): {self.answer()}"
 
 
+@dataclass(frozen=True)
+class Years:
+    """The years a table gives figures for, the answer to "Which years does the table provide
+    information for …?" (on TAT-QA dev 20 of 21 such questions, offline)."""
+
+    header: list[str]
+    years: list[str]
+
+    def answer(self) -> str:
+        """The years, latest first, joined by "and"."""
+        return " and ".join(self.years)
+
+    def shown(self) -> str:
+        """The header the years were read from."""
+        return f"the years of the columns {self.header!r}: {self.answer()}"
+
+
+def years_given(question: str, documents: Mapping[str, str]) -> Years | None:
+    """The years of the table ``question`` asks which years it gives (the one its words
+    name a row of, else the documents' only table), or None."""
+    if not _WHICH_YEARS.search(question):
+        return None
+    named = row_named(question, documents)
+    found = [named.table] if named else [t for text in documents.values() for t in tables(text)]
+    if len(found) != 1:
+        return None
+    years = sorted(every_year(found[0], len(found[0].header)), reverse=True)
+    return Years(found[0].header, years) if len(years) >= 2 else None
+
+
 def read(question: str, documents: Mapping[str, str]) -> Read | None:
     """The figures of the row ``question`` names in the years it gives, or None: it asks
     arithmetic (but the figures of several years "respectively"), a share, a year, a reason;
@@ -99,6 +133,11 @@ def read(question: str, documents: Mapping[str, str]) -> Read | None:
 
 def from_table(question: str, documents: Mapping[str, str]) -> Answered | None:
     """What code answers ``question`` from the documents' tables: the years a comparison of
-    a row picks (`roles.reports.compared`), the arithmetic it asks
+    a row picks (`roles.reports.compared`), the years a table gives, the arithmetic it asks
     (`roles.reports.formulas.worked`), else the figures it asks to be read (`read`)."""
-    return compared(question, documents) or worked(question, documents) or read(question, documents)
+    return (
+        compared(question, documents)
+        or years_given(question, documents)
+        or worked(question, documents)
+        or read(question, documents)
+    )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from roles.reports.cells import Read, from_table, read
+from roles.reports.cells import Read, Years, from_table, read, years_given
 from roles.reports.formulas import Worked
 
 TABLE = """| (in thousands) | 2019 | 2018 | 2017 |
@@ -62,3 +62,12 @@ def test_code_answers_arithmetic_first_then_a_read_figure() -> None:
     cell = from_table("How much was the revenue in 2017?", REPORT)
     assert isinstance(cell, Read) and cell.answer() == "$900 thousand"
     assert from_table("Why did revenue rise?", REPORT) is None
+
+
+def test_the_years_a_table_gives_answer_which_years_it_gives() -> None:
+    found = years_given("Which years does the table provide information for revenue?", REPORT)
+    assert found is not None and found.answer() == "2019 and 2018 and 2017"
+    assert isinstance(from_table("Which years are shown in the table?", REPORT), Years)
+    two = {"a.md": TABLE, "b.md": TABLE.replace("Revenue", "Sales")}
+    assert years_given("Which years are shown in the table?", two) is None  # which table?
+    assert years_given("Which years had revenue above $950 thousand?", REPORT) is None
