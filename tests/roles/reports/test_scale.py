@@ -112,3 +112,10 @@ def test_a_heading_in_thousands_or_a_currencys_millions_gives_the_scale(
     table = f"| {heading} | 2019 |\n|---|---|\n| Loans | 828.8 |\n"
     assert scale_of("828.8", "t.md", {"t.md": table}) == scale
     assert scale_of("828.8", "t.md", {"t.md": table.replace(heading, "Usdm")}) == ""
+
+
+def test_a_quoted_figure_of_a_table_stating_no_scale_takes_the_one_the_text_states() -> None:
+    stated = {"bare.md": BARE, "text.md": "All amounts are in thousands."}
+    assert with_scale("1,204", ["bare.md"], stated) == "1,204 thousand"
+    assert with_scale("999", ["bare.md"], stated) == "999"  # in no table
+    assert with_scale("1,204", ["bare.md"], {**stated, "table.md": MILLIONS}) == "1,204"
