@@ -106,9 +106,14 @@ each names its two rows in words of their own. On TAT-QA dev they fire on 11 of 
 share questions, all 11 right; other forms (a sum over a total, a year's column of
 buckets) are not worked."""
 _TRAILING = re.compile(r"\s*\b(?:in|for|at|as of|during)\s*(?:fiscal|FY)?\s*$", re.I)
-_NOT_ARITHMETIC = re.compile(r"\bwhich year\b|\brespectively\b|^why\b", re.I)
-"""Words of a question that asks for a year, several figures or a reason, whatever else it
-says ("the total … for 2019 and 2018 respectively" asks for two figures)."""
+_NOT_ARITHMETIC = re.compile(
+    r"\bwhich year\b|\brespectively\b|^why\b|^how (?:is|are|was|were|does|do)\b|"
+    r"\b(?:driven|caused) by\?|\b(?:due|attributed|attributable) to\?",
+    re.I,
+)
+"""Words of a question that asks for a year, several figures, a reason or a method,
+whatever else it says ("the total … for 2019 and 2018 respectively" asks for two figures;
+"How is the net average price calculated?", "What was the increase … driven by?")."""
 _BY = re.compile(r"\b(decrease|decline|fall|drop)(d)? by\b", re.I)
 _DIFFERENCE = re.compile(r"\bdifference\b", re.I)
 _SIGNED = re.compile(r"\bchange|increase|decrease|decline|growth", re.I)

@@ -14,7 +14,7 @@ from roles.reports.tables import figures_in, holds, number_of, tables
 __all__ = ["SCALE_WORDS", "document_scale", "in_scale", "scale_of", "with_scale"]
 
 SCALE_WORDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("thousand", re.compile(r"\bthousands?\b|['’]000\b|\b000s\b", re.I)),
+    ("thousand", re.compile(r"\bthousands?\b|['’‘]000\b|\b000s\b", re.I)),
     (
         "million",
         re.compile(

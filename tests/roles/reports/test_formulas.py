@@ -36,6 +36,9 @@ REPORT = {"r/table.md": TABLE, "r/paragraphs.md": "Revenue grew because of deman
         ("Between 2018 and 2019, which year had higher total revenue?", None),
         ("What was the total revenue in 2019 and 2018 respectively?", None),
         ("Why did revenue increase from 2018 to 2019?", None),
+        ("How is the average revenue per user calculated?", None),
+        ("What was the increase in revenue from 2018 to 2019 driven by?", None),
+        ("What was the decrease in cost of revenue in 2019 due to?", None),
         ("What was revenue in 2019?", None),
     ],
 )

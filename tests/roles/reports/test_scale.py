@@ -104,7 +104,12 @@ def test_with_no_table_stating_one_the_scale_is_the_one_the_text_states() -> Non
 
 @pytest.mark.parametrize(
     ("heading", "scale"),
-    [("30 June 2019 $’000", "thousand"), ("2019 $'000", "thousand"), ("USDm", "million")],
+    [
+        ("30 June 2019 $’000", "thousand"),
+        ("2019 $'000", "thousand"),
+        ("All figures in USD ‘000", "thousand"),
+        ("USDm", "million"),
+    ],
 )
 def test_a_heading_in_thousands_or_a_currencys_millions_gives_the_scale(
     heading: str, scale: str
