@@ -24,7 +24,8 @@ __all__ = [
     "years_named",
 ]
 
-YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+YEAR = re.compile(r"(?<![\d.,$])(?:19|20)\d\d\b")
+"""A year, "2019", also written on to a word ("FY2019")."""
 _SHORT_YEAR = re.compile(r"\bFY?\s?'?(\d\d)\b")
 """A fiscal year written short, "FY19" or "F19": 2019."""
 SPAN = re.compile(r"((?:19|20)\d\d)\s*(?:-|–|to|through)\s*((?:19|20)\d\d)")

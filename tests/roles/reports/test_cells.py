@@ -71,3 +71,8 @@ def test_the_years_a_table_gives_answer_which_years_it_gives() -> None:
     two = {"a.md": TABLE, "b.md": TABLE.replace("Revenue", "Sales")}
     assert years_given("Which years are shown in the table?", two) is None  # which table?
     assert years_given("Which years had revenue above $950 thousand?", REPORT) is None
+
+
+def test_a_year_written_on_to_a_word_names_its_column() -> None:
+    found = read("What was the amount of revenue in FY2019?", REPORT)
+    assert found is not None and found.answer() == "$1,234 thousand"
