@@ -55,6 +55,14 @@ class Named(NamedTuple):
     row: list[str]
 
 
+_ASIDE = re.compile(r"\((?:see )?notes? [^)]*\)|\(\d+\)|\([a-z]\)|\([ivx]+\)", re.I)
+"""An aside of a row's label that names nothing of it: "(see Note 16)", "(1)", "(a)"."""
+
+
+def _label_words(label: str) -> set[str]:
+    return _words(_ASIDE.sub(" ", label), _LABEL_STOP)
+
+
 def _stem(word: str) -> str:
     return word[:-1] if word.endswith("s") and len(word) > 3 else word
 
@@ -82,7 +90,7 @@ def rows_named(question: str, documents: Mapping[str, str]) -> list[Named]:
     for source, text in documents.items():
         for table in tables(text):
             for row in table.rows:
-                label = _words(row[0], _LABEL_STOP) if row else set()
+                label = _label_words(row[0]) if row else set()
                 if label & asked:
                     score = len(label & asked) - 0.5 * len(label - asked)
                     found.append(Named(score, source, table, row))
@@ -99,7 +107,7 @@ def row_named(question: str, documents: Mapping[str, str]) -> Named | None:
 
 def extra_words(label: str, question: str) -> set[str]:
     """The words of a row's label ``question`` does not say."""
-    return _words(label, _LABEL_STOP) - _words(YEAR.sub(" ", question))
+    return _label_words(label) - _words(YEAR.sub(" ", question))
 
 
 def column(table: Table, year: str, width: int) -> int | None:

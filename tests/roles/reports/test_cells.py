@@ -76,3 +76,11 @@ def test_the_years_a_table_gives_answer_which_years_it_gives() -> None:
 def test_a_year_written_on_to_a_word_names_its_column() -> None:
     found = read("What was the amount of revenue in FY2019?", REPORT)
     assert found is not None and found.answer() == "$1,234 thousand"
+
+
+def test_an_aside_of_a_label_is_no_word_the_question_must_say() -> None:
+    noted = TABLE.replace("| Deferred revenue |", "| Deferred revenue (see Note 16) |")
+    found = read("What was the deferred revenue in 2018?", {"t.md": noted})
+    assert found is not None and found.answer() == "250 thousand"
+    footnoted = TABLE.replace("| Deferred revenue |", "| Deferred revenue(1) |")
+    assert read("What was the deferred revenue in 2018?", {"t.md": footnoted}) is not None
