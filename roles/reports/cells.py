@@ -35,7 +35,8 @@ _NOT_READ = re.compile(
 row by a comparison, a reason, a method, a share, a count of years."""
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _WHICH_YEARS = re.compile(
-    r"\bwhich (?:fiscal )?years\b.*\b(?:table|provided?|information|shown?|presented|included)\b",
+    r"\b(?:which|what (?:are|were) the) (?:fiscal )?years\b.*\b(?:table|provided?|information|"
+    r"shown?|presented|included)\b",
     re.I,
 )
 
