@@ -106,21 +106,32 @@ def years_given(question: str, documents: Mapping[str, str]) -> Years | None:
     return Years(found[0].header, years) if len(years) >= 2 else None
 
 
+def _unlabelled(question: str, label: str) -> str:
+    """``question`` less the words of ``label``: what it asks of the row ("What was the
+    average invested capital in 2018?" of the row "Average invested capital" asks no
+    average)."""
+    words = {w.lower() for w in re.findall(r"[A-Za-z]{2,}", label)}
+    return re.sub(
+        r"[A-Za-z]{2,}", lambda m: " " if m.group().lower() in words else m.group(), question
+    )
+
+
 def read(question: str, documents: Mapping[str, str]) -> Read | None:
     """The figures of the row ``question`` names in the years it gives, or None: it asks
-    arithmetic (but the figures of several years "respectively"), a share, a year, a reason;
+    arithmetic of the row (but the figures of several years "respectively"; an operation its
+    label names is none), a share, a year, a reason;
     names no year; or no row's label is all words it says (or two are, with other cells)."""
-    respectively = _RESPECTIVELY.search(question)
-    operation = operation_of(_RESPECTIVELY.sub(" ", question))
-    if _NOT_READ.search(question) or operation not in (None, "sum"):
-        return None
-    if operation == "sum" and not respectively:
-        return None
     years = years_named(question)
     named = row_named(question, documents)
-    if not years or named is None or extra_words(named.row[0], question):
+    if _NOT_READ.search(question) or not years or named is None:
         return None
     _, source, table, row = named
+    if extra_words(row[0], question):
+        return None
+    respectively = _RESPECTIVELY.search(question)
+    operation = operation_of(_RESPECTIVELY.sub(" ", _unlabelled(question, row[0])))
+    if operation not in (None, "sum") or (operation == "sum" and not respectively):
+        return None
     cells: list[tuple[str, str]] = []
     for year in years:
         at = column(table, year, len(row))

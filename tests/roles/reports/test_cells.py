@@ -85,3 +85,10 @@ def test_an_aside_of_a_label_is_no_word_the_question_must_say() -> None:
     assert found is not None and found.answer() == "250 thousand"
     footnoted = TABLE.replace("| Deferred revenue |", "| Deferred revenue(1) |")
     assert read("What was the deferred revenue in 2018?", {"t.md": footnoted}) is not None
+
+
+def test_an_operation_the_rows_label_names_is_read_not_worked() -> None:
+    averaged = TABLE + "| Average invested capital | 700 | 735.6 | 690 |\n"
+    found = read("What was the average invested capital in 2018?", {"t.md": averaged})
+    assert found is not None and found.answer() == "735.6 thousand"
+    assert read("What was the average revenue in 2018?", REPORT) is None  # asks an average
