@@ -107,7 +107,7 @@ def row_named(question: str, documents: Mapping[str, str]) -> Named | None:
 
 def extra_words(label: str, question: str) -> set[str]:
     """The words of a row's label ``question`` does not say."""
-    return _label_words(label) - _words(YEAR.sub(" ", question))
+    return _label_words(label) - _words(YEAR.sub(" ", question), frozenset())
 
 
 def column(table: Table, year: str, width: int) -> int | None:
