@@ -28,11 +28,12 @@ __all__ = ["Answered", "Read", "Years", "from_table", "read", "years_given"]
 
 _NOT_READ = re.compile(
     r"\bwhich\b|\bwhy\b|\bhow\b(?! (much|many)\b)|as an? (percentage|proportion)|"
-    r"percentage of|proportion of|ratio of|% of|\bthan\b|how many (of the )?years",
+    r"percentage of|proportion of|ratio of|% of|\bthan\b|how many (of the )?years|\bcaus|"
+    r"\bfactors?\b|\breasons?\b|\b(most|least|highest|lowest|largest|smallest)\b",
     re.I,
 )
 """Words of a question that asks for something else than the figures of a row: a year or a
-row by a comparison, a reason, a method, a share, a count of years."""
+row by a comparison, a reason, a method, a share, a count of years, the row that is most."""
 _RESPECTIVELY = re.compile(r"\brespectively\b", re.I)
 _WHICH_YEARS = re.compile(
     r"\b(?:which|what (?:are|were) the) (?:fiscal )?years\b.*\b(?:table|provided?|information|"
