@@ -7,7 +7,7 @@ X between 2018 and 2019?"), and a 1.5B model that reads the table picks the wron
 the wrong way round as often as not (test 12: one arithmetic question of five right). Code
 that finds the cells by the question's words fails in other ways (a row two labels name
 alike, a question worded otherwise), so it is a view of its own (`roles.coder.select`). On
-TAT-QA dev (offline, 718 arithmetic questions) it answers 472 and is right on 405 (86 %,
+TAT-QA dev (offline, 718 arithmetic questions) it answers 473 and is right on 408 (86 %,
 the scale graded too), and it answers 11 of the 950 other questions; it answers nothing
 when two rows match the question alike or a year has no column. Its rules were written on
 dev alone.
