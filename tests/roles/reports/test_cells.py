@@ -44,6 +44,7 @@ def test_the_years_a_question_asks_respectively_are_each_read() -> None:
         "How is revenue recognised in 2019?",
         "What was the revenue?",  # no year
         "What was the cost in 2019?",  # no row it names
+        "What was the deferred revenue in 2019 and 2018?",  # a sum as often as two figures
         "What are the factors that caused revenue to rise in 2019?",
         "For 2019, which component contributed the most to revenue?",
         "What was the margin in 2020?",  # no column
