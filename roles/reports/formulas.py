@@ -118,6 +118,14 @@ _BY = re.compile(r"\b(decrease|decline|fall|drop)(d)? by\b", re.I)
 _DIFFERENCE = re.compile(r"\bdifference\b", re.I)
 _SIGNED = re.compile(r"\bchange|increase|decrease|decline|growth", re.I)
 _NIL = frozenset({"-", "—", "–"})
+_PLAIN_CHANGE = re.compile(
+    r"what (?:is|was) the (?:percentage )?(?:change|difference) (?:in|of)\b(?!.*\band\b)", re.I
+)
+"""A change asked of one row with no year ("What was the change in closing cash?"): over a
+table's two years, as no other wording of it was right on dev."""
+_YEAR_AVERAGE = re.compile(r"\b((?:19|20)\d\d) average\b", re.I)
+"""A year's average balance, "the 2019 average X": the mean of its figure and the year
+before's (its opening and closing balance)."""
 
 
 @dataclass(frozen=True)
@@ -190,6 +198,9 @@ def _years(question: str, operation: Operation) -> list[str]:
     """The years whose columns are worked: those the question gives ("FY19" is 2019), or
     every year of a span it gives an average or a sum over ("from 2017 to 2019")."""
     span = SPAN.search(question)
+    opening = _YEAR_AVERAGE.search(question)
+    if opening and operation == "average":
+        return [str(int(opening.group(1)) - 1), opening.group(1)]
     if span and operation in ("average", "sum"):
         first, last = int(span.group(1)), int(span.group(2))
         if first < last:
@@ -239,8 +250,10 @@ def worked(question: str, documents: Mapping[str, str]) -> Worked | None:
         return None
     _, source, table, row = named
     years = _years(question, operation)
-    if not years and operation == "average":
+    if not years and operation in ("average", "change", "percent change"):
         years = every_year(table, len(row))  # "What is the average cost of sales?"
+        if operation != "average" and (len(years) != 2 or not _PLAIN_CHANGE.match(question)):
+            return None  # "What was the change in closing cash?" over two years only
     if len(years) < 2:
         return None
     cells: list[tuple[str, str]] = []
