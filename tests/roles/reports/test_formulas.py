@@ -120,6 +120,35 @@ def test_an_average_that_names_no_year_is_over_every_years_column() -> None:
     assert worked("What is the change in Cost of revenue?", REPORT) is None
 
 
+TWO_YEARS = """| $ million | 2019 | 2018 | Change (%) |
+|---|---|---|---|
+| Closing cash | 183.2 | 121.6 | 50.7 |
+| Free cash flow | 100.1 | 50.9 | 96.7 |
+"""
+TWO_YEARS_REPORT = {"c/table.md": TWO_YEARS}
+
+
+def test_a_change_that_names_no_year_is_over_a_tables_two_years_only() -> None:
+    found = worked("What was the change in closing cash?", TWO_YEARS_REPORT)
+    assert found is not None and found.answer() == "61.60 million"
+    assert [c for c, _ in found.cells] == ["2018", "2019"]
+    percent = worked("What was the percentage change in closing cash?", TWO_YEARS_REPORT)
+    assert percent is not None and percent.answer() == "50.66%"
+    for question in (
+        "What was the reason for the increase in closing cash?",
+        "What was the change in closing cash and free cash flow?",
+    ):
+        assert worked(question, TWO_YEARS_REPORT) is None, question
+
+
+def test_a_years_average_is_the_mean_of_its_figure_and_the_year_befores() -> None:
+    found = worked("What is the 2019 average free cash flow?", TWO_YEARS_REPORT)
+    assert found is not None and found.answer() == "75.50 million"
+    assert [c for c, _ in found.cells] == ["2018", "2019"]
+    earlier = worked("What is the 2018 average cost of revenue?", REPORT)
+    assert earlier is not None and earlier.answer() == "-475 thousand"
+
+
 def test_a_row_labelled_in_percent_is_worked_in_percent() -> None:
     found = worked("What is the average ROFE for F19 and F18?", FISCAL_REPORT)
     assert found is not None and found.answer() == "16.15%"
