@@ -23,8 +23,10 @@ from typing import Literal
 from roles.reports.rows import (
     SPAN,
     YEAR,
+    Named,
     column,
     every_year,
+    extra_words,
     in_percent,
     row_named,
     years_named,
@@ -82,14 +84,15 @@ _SHARES: tuple[tuple[Operation, re.Pattern[str]], ...] = (
         "share",
         re.compile(
             r"what (?:is|was) the (?:percentage|proportion|share) of (?P<part>.+?) "
-            r"(?:in|out of|over|to|among) (?:the )?(?P<whole>total.+)",
+            r"(?:(?:in|to|among) (?:the )?(?P<whole>total.+)|(?:out of|over) (?:the )?(?P<of>.+))",
             re.I,
         ),
     ),
     (
         "share",
         re.compile(
-            r"what percentage of (?:the )?(?P<whole>total .+?) (?:is|was|were|are) (?P<part>.+)",
+            r"what (?:percentage|proportion) of (?:the )?(?P<whole>total .+?) "
+            r"(?:is|was|were|are) (?:made up of |generated from |from )?(?P<part>.+)",
             re.I,
         ),
     ),
@@ -105,6 +108,8 @@ _SHARES: tuple[tuple[Operation, re.Pattern[str]], ...] = (
 each names its two rows in words of their own. On TAT-QA dev they fire on 11 of the 64
 share questions, all 11 right; other forms (a sum over a total, a year's column of
 buckets) are not worked."""
+_TWO = re.compile(r"(?:the )?(?:sum of )?(?:the )?(?P<a>.+?) and (?:the )?(?P<b>.+)", re.I)
+"""Two rows a share's part names together."""
 _TRAILING = re.compile(r"\s*\b(?:in|for|at|as of|during)\s*(?:fiscal|FY)?\s*$", re.I)
 _NOT_ARITHMETIC = re.compile(
     r"\bwhich year\b|\brespectively\b|^why\b|^how (?:is|are|was|were|does|do)\b|"
@@ -172,9 +177,9 @@ class Worked:
             case "sum":
                 how = " + ".join(figures)
             case "share":
-                how = f"{figures[0]} / {figures[1]} × 100"
+                how = f"{' + '.join(figures[:-1])} / {figures[-1]} × 100"
             case "ratio":
-                how = f"{figures[0]} / {figures[1]}"
+                how = f"{' + '.join(figures[:-1])} / {figures[-1]}"
         columns = ", ".join(c for c, _ in self.cells)
         return f"{self.operation} of {self.label!r} ({columns}): {how} = {self.answer()}"
 
@@ -208,6 +213,23 @@ def _years(question: str, operation: Operation) -> list[str]:
     return years_named(question)
 
 
+def _parts(words: str, documents: Mapping[str, str]) -> list[Named]:
+    """The rows the part of a share names: one, or two it names apart ("the sum of A and B",
+    "land and leasehold improvements") when each says every word of its row's label."""
+    both = _TWO.fullmatch(words)
+    if both:
+        two = [row_named(both[k], documents) for k in ("a", "b")]
+        if all(
+            n is not None and not extra_words(n.row[0], both[k])
+            for n, k in zip(two, "ab", strict=True)
+        ):
+            first, second = (n for n in two if n is not None)
+            if first.row != second.row:
+                return [first, second]
+    one = row_named(words, documents)
+    return [] if one is None else [one]
+
+
 def _share(question: str, documents: Mapping[str, str]) -> Worked | None:
     """One row's figure as a share of (or a ratio to) another's, in the one year the
     question gives, when it is asked in one of the `_SHARES` forms."""
@@ -219,20 +241,21 @@ def _share(question: str, documents: Mapping[str, str]) -> Worked | None:
         asked = form.fullmatch(body)
         if asked is None:
             continue
-        part, whole = row_named(asked["part"], documents), row_named(asked["whole"], documents)
-        if part is None or whole is None or part.row == whole.row:
+        whole = row_named(asked["whole"] or asked["of"], documents)
+        parts = _parts(asked["part"], documents)
+        if whole is None or not parts or any(p.row == whole.row for p in parts):
             return None
         cells: list[tuple[str, str]] = []
-        for _, _, table, row in (part, whole):
+        for _, _, table, row in (*parts, whole):
             at = column(table, years[0], len(row))
             if at is None or number_of(row[at]) is None:
                 return None
             cells.append((table.header[at], row[at].strip()))
-        a, b = (_number(f) for _, f in cells)
+        *a, b = (_number(f) for _, f in cells)
         if b == 0:
             return None
-        value = a / b * 100 if operation == "share" else a / b
-        label = f"{part.row[0].strip()} / {whole.row[0].strip()}"
+        value = sum(a) / b * 100 if operation == "share" else sum(a) / b
+        label = f"{' + '.join(p.row[0].strip() for p in parts)} / {whole.row[0].strip()}"
         return Worked(operation, label, cells, round(value, 2), "", operation == "share")
     return None
 

@@ -208,3 +208,15 @@ def test_a_ratio_of_two_rows_is_a_bare_quotient_and_a_share_needs_one_year() -> 
     both = "What is audit fees as a percentage of total fees in 2018 and 2019?"
     assert worked(both, FEES_REPORT) is None
     assert worked("What is audit fees as a percentage of audit fees in 2019?", FEES_REPORT) is None
+
+
+def test_a_share_over_any_row_and_of_two_rows_named_apart() -> None:
+    over = worked("What is the proportion of non-audit fees over audit fees in 2019?", FEES_REPORT)
+    assert over is not None and over.answer() == "20.00%"
+    both = "What is the proportion of the sum of audit fees and non-audit fees over total fees in 2019?"
+    found = worked(both, FEES_REPORT)
+    assert found is not None and found.answer() == "100.00%"
+    assert found.label == "Audit fees + Non-audit fees / Total fees"
+    assert found.shown().endswith("$55,000 + 11,000 / $66,000 × 100 = 100.00%")
+    made = worked("What proportion of total fees in 2018 is made up of audit fees?", FEES_REPORT)
+    assert made is not None and made.answer() == "87.88%"
