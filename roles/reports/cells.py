@@ -39,10 +39,12 @@ _RESPECTIVELY = re.compile(r"\brespective(?:ly)?\b", re.I)
 two years asked otherwise ("What are the capital expenditures in 2018 and 2019?") was right
 on 2 of 9, the gold a sum as often as not; asked "respectively", on 52 of 62."""
 _WHICH_YEARS = re.compile(
-    r"\b(?:which|what (?:are|were) the) (?:fiscal )?years\b.*\b(?:table|provided?|information|"
-    r"shown?|presented|included)\b",
+    r"\b(?:which|what(?: (?:are|were) the)?) (?:fiscal )?years\b.*\b(?:table|provided?|"
+    r"information|shown?|presented|included?|calculated|recorded|reported)\b",
     re.I,
 )
+"""A question that asks which years a table gives ("Which years does the table show?", "In
+which years was operating income calculated?")."""
 
 
 class Answered(Protocol):

@@ -21,7 +21,7 @@ from roles.reports.tables import number_of
 
 __all__ = ["Compared", "compared"]
 
-_WHICH = re.compile(r"\b(?:which|what) (?:fiscal )?(?:year|period)\b", re.I)
+_WHICH = re.compile(r"\b(?:which|what) (?:fiscal )?(?:years?|period)\b", re.I)
 _HOW_MANY = re.compile(r"\bhow many (?:of the )?years\b", re.I)
 _HIGHER = re.compile(
     r"\b(higher|larger|greater|more|highest|largest|greatest|most|bigger|exceed(ed|s)?|above)\b",

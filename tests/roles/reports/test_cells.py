@@ -72,6 +72,14 @@ def test_the_years_a_table_gives_answer_which_years_it_gives() -> None:
     assert found is not None and found.answer() == "2019 and 2018 and 2017"
     assert isinstance(from_table("Which years are shown in the table?", REPORT), Years)
     assert isinstance(from_table("What are the years included in the table?", REPORT), Years)
+    for question in (
+        "In which years was revenue calculated?",
+        "For which years was the amount of revenue recorded in?",
+        "What years are reported by the table?",
+        "What years does the table include data for?",
+    ):
+        found = from_table(question, REPORT)
+        assert isinstance(found, Years) and found.answer() == "2019 and 2018 and 2017", question
     two = {"a.md": TABLE, "b.md": TABLE.replace("Revenue", "Sales")}
     assert years_given("Which years are shown in the table?", two) is None  # which table?
     assert years_given("Which years had revenue above $950 thousand?", REPORT) is None

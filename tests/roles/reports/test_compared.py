@@ -28,6 +28,8 @@ REPORT = {"r/table.md": TABLE}
         ("How many years did net income exceed $30,000 thousand?", "2"),
         ("From 2017 to 2019, how many of the years was net income more than 27 million?", "3"),
         ("How many years did net income exceed $40,000 thousand?", "0"),
+        ("Which years did net income exceed $30,000 thousand?", "2019 and 2017"),
+        ("In which years was net income less than 30 million?", "2018"),
     ],
 )
 def test_the_years_a_comparison_picks_are_read_from_the_rows_figures(
