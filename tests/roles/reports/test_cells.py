@@ -103,3 +103,11 @@ def test_an_operation_the_rows_label_names_is_read_not_worked() -> None:
     found = read("What was the average invested capital in 2018?", {"t.md": averaged})
     assert found is not None and found.answer() == "735.6 thousand"
     assert read("What was the average revenue in 2018?", REPORT) is None  # asks an average
+
+
+def test_nothing_is_answered_of_a_quarter() -> None:
+    quarters = TABLE.replace("| Revenue |", "| Revenue in the first quarter |")
+    report = {"q/table.md": quarters}
+    assert from_table("What was the revenue in the first quarter of 2019?", report) is None
+    assert from_table("What was the change in Q4 revenue from 2018 to 2019?", REPORT) is None
+    assert from_table("What was the revenue in 2019?", REPORT) is not None
