@@ -49,6 +49,13 @@ def test_the_sentence_a_question_matches_best_is_found() -> None:
     assert best_sentence("What drove it?", {"table.md": TABLE}) is None
 
 
+def test_a_heading_is_no_sentence_to_answer_with() -> None:
+    headed = {"paragraphs.md": f"Selling Costs Increase\n\n{TEXT}"}
+    assert ranked("Why did selling costs increase?", headed)[0] == "Selling Costs Increase"
+    found = best_sentence("Why did selling costs increase?", headed)
+    assert found == "Selling costs fell by $5.2 million."
+
+
 def test_a_goals_question_is_its_first_paragraph() -> None:
     goal = "\nWhat drove the increase?\n\nAnswer from the report; quote a text answer."
     assert question_of(goal) == "What drove the increase?"
