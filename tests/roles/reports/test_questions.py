@@ -19,6 +19,10 @@ from roles.reports.questions import asks_for_text
         "How were the foreign tax credit carryforwards calculated?",
         "When does the company grant NQs?",
         "What caused the decline in gross margin?",
+        "What is the discount rate based on?",
+        "What are strategic alternative evaluation costs primarily related to?",
+        "What does Vessel Calendar Days refer to?",
+        "What does the table show?",
     ],
 )
 def test_a_question_asking_why_how_or_what_an_item_holds_asks_for_text(question: str) -> None:
@@ -35,6 +39,7 @@ def test_a_question_asking_why_how_or_what_an_item_holds_asks_for_text(question:
         "What is the percentage change in revenue caused by the new contracts?",
         "How is the change in cash determined?",
         "What were the capital expenditures for Bell Media in 2018 and 2019?",
+        "What is the total of the items the table shows?",
     ],
 )
 def test_a_question_asking_for_a_value_a_year_or_items_does_not(question: str) -> None:
