@@ -67,7 +67,7 @@ def with_scale(quoted: str, sources: list[str], documents: Mapping[str, str]) ->
     return quoted
 
 
-_STATED = re.compile(r"\bin (thousand|million|billion)s\b", re.I)
+_STATED = re.compile(r"\bin\s+(thousand|million|billion)s\b", re.I)
 """A scale the text states for its figures ("Amounts are in thousands")."""
 
 

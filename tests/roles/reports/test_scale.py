@@ -100,6 +100,8 @@ def test_with_no_table_stating_one_the_scale_is_the_one_the_text_states() -> Non
     both = {"bare.md": BARE, "p.md": "Sales are in thousands and debt in millions."}
     assert document_scale(both) == ""
     assert document_scale({"t.md": EUROS, "p.md": "in thousands"}) == "million"  # the table's
+    broken = {"bare.md": BARE, "p.md": "is\nsummarized\nas\nfollows\n(in\nthousands):"}
+    assert document_scale(broken) == "thousand"  # a text broken a word a line
 
 
 @pytest.mark.parametrize(
