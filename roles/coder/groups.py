@@ -6,7 +6,9 @@ another view joins it only when its answer is a clause that stands in it
 asks for a clause of the report's text (`roles.reports.questions.asks_for_text`); for any
 other goal it settles the answer's words and is no evidence that the answer is right: on
 TAT-QA (1.5B) a worked answer that echoed the sentence most like "What are the capital
-expenditures … in 2018 and 2019?" agreed with BM25's pick, and both were wrong."""
+expenditures … in 2018 and 2019?" agreed with BM25's pick, and both were wrong. A member in
+doubt (`Solved.doubt`: the table's figures for a goal that says words no table says) is an
+answer and counts as no evidence."""
 
 from __future__ import annotations
 
@@ -47,8 +49,8 @@ class Group:
     @property
     def counted(self) -> list[str]:
         """The views that count as evidence, in the order drawn: all but the sentence's,
-        unless the goal asks for text."""
-        return [v for v in self.views if self.text or v != "sentence"]
+        unless the goal asks for text, and any member's in doubt (`Solved.doubt`)."""
+        return [m.view for m in self._counting()]
 
     @property
     def kinds(self) -> int:
@@ -56,13 +58,25 @@ class Group:
         return len(set(self.counted))
 
     @property
+    def answering(self) -> int:
+        """How many different views give these values, a member in doubt among them: it is
+        no evidence, but it is an answer (`roles.coder.select` ranks by it)."""
+        return len({m.view for m in self.members if self.text or m.view != "sentence"})
+
+    @property
+    def doubts(self) -> list[str]:
+        """Why members are in doubt."""
+        return [m.doubt for m in self.members if m.doubt]
+
+    def _counting(self) -> list[Solved]:
+        return [m for m in self.members if (self.text or m.view != "sentence") and not m.doubt]
+
+    @property
     def agreeing(self) -> int:
         """How many members that count are computations of their own (not one program
         twice)."""
         distinct: list[Solved] = []
-        for m in self.members:
-            if m.view not in self.counted:
-                continue
+        for m in self._counting():
             if not any(m.view == d.view and same_program(m.code, d.code) for d in distinct):
                 distinct.append(m)
         return len(distinct)

@@ -22,7 +22,7 @@ from roles.coder.prose import STEPS_FIRST
 from roles.coder.select import PROGRAMS, VARIANTS, VIEWS, View
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
-from roles.reports.cells import from_table
+from roles.reports.cells import doubted, from_table
 from roles.reports.questions import asks_for_text
 from roles.reports.scale import in_scale
 from roles.reports.sentences import best_sentence, question_of, sentence_for
@@ -170,15 +170,23 @@ def table_candidate(assignment: TaskAssignment, documents: Mapping[str, str]) ->
     (`roles.reports.cells.from_table`; no call), how it was found in its ``worked.txt``;
     with the scale of the table it was worked from, whatever kind of value
     the verifier stated (on TAT-QA dev at 1.5B the verifier called an average of two "€m"
-    figures a percentage, and a bare "984" is another number than the report's). Raises
-    `TaskFailed` when code cannot work it."""
+    figures a percentage, and a bare "984" is another number than the report's). In doubt
+    (no evidence, `roles.coder.groups`) when the goal says words no table says
+    (`roles.reports.cells.doubted`). Raises `TaskFailed` when code cannot work it."""
     found = from_table(question_of(assignment.goal), documents)
     if found is None:
         msg = "the goal's words name no figure or arithmetic of the documents' tables"
         raise TaskFailed(msg)
     shown = found.shown()
-    files = {"worked.txt": f"{shown}\n".encode()}
-    return Solved({"answer": found.answer()}, files, "", 0, code=shown, view="table")
+    words = doubted(question_of(assignment.goal), documents, found)
+    doubt = (
+        f"the goal says {', '.join(map(repr, words))}, which no table of the report says: "
+        "the table's figures may answer another question"
+        if words
+        else ""
+    )
+    files = {"worked.txt": "".join(f"{line}\n" for line in (shown, doubt) if line).encode()}
+    return Solved({"answer": found.answer()}, files, "", 0, code=shown, view="table", doubt=doubt)
 
 
 def views_for(

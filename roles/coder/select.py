@@ -250,7 +250,14 @@ def _level(
     def rank(g: Group) -> tuple[int, bool, int, int, bool, bool]:
         found = not needs_views(answer_of(g.kept, output), quoted)
         table = bool(CODE_VIEWS & set(g.views))
-        return (g.kinds, table, g.agreeing, len(g.counted), found, g.text and "sentence" in g.views)
+        return (
+            g.answering,
+            table,
+            g.agreeing,
+            len(g.counted),
+            found,
+            g.text and "sentence" in g.views,
+        )
 
     top = max(rank(g) for g in pool)
     tied = [g for g in pool if rank(g) == top]
@@ -310,6 +317,14 @@ _PLURALS = {
 }
 
 
+def _alone(best: Group) -> str:
+    """Why a lone view's values stand unconfirmed: no other candidate gave them, or the one
+    that did is in doubt (`roles.coder.votes.Solved.doubt`)."""
+    if best.doubts:
+        return f"no other candidate that counts gave these values ({best.doubts[0]})"
+    return "no other candidate gave these values"
+
+
 def _verdicts(
     best: Group,
     groups: list[Group],
@@ -324,7 +339,7 @@ def _verdicts(
     if best.kinds >= 2:
         agreed = CheckVerdict(
             kind="views",
-            what=f"{' and '.join(_NAMES.get(v, v) for v in dict.fromkeys(best.views))}, "
+            what=f"{' and '.join(_NAMES.get(v, v) for v in dict.fromkeys(best.counted))}, "
             f"drawn apart, gave these values{besides}",
             candidate=kept.exec_id,
             passed=True,
@@ -336,10 +351,10 @@ def _verdicts(
         agreed = CheckVerdict(
             kind="agreement",
             what=(
-                f"{n} candidate {_PLURALS[best.views[0]]}, each drawn apart, gave these "
+                f"{n} candidate {_PLURALS[best.counted[0]]}, each drawn apart, gave these "
                 f"values{besides}"
                 if n >= 2
-                else "no other candidate gave these values"
+                else _alone(best)
             ),
             candidate=kept.exec_id,
             passed=n >= 2,

@@ -50,6 +50,9 @@ class Solved:
     view: str = "program"
     drawn_by: int = 0
     """The place, among the views drawn, of the view that drew it (`roles.coder.select`)."""
+    doubt: str = ""
+    """Why it counts as no evidence, though it stands as an answer ("" when it counts): a
+    reading of the table for a goal whose words the table does not say."""
 
 
 @dataclass(frozen=True)

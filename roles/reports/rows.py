@@ -21,6 +21,7 @@ __all__ = [
     "in_percent",
     "row_named",
     "rows_named",
+    "unnamed",
     "years_named",
 ]
 
@@ -44,6 +45,19 @@ _LABEL_STOP = frozenset(
 )
 """A row label's words that name nothing: its other words count against it when the
 question does not say them ("Percentage of revenue" is not the product revenue)."""
+
+
+_ASKING = frozenset(
+    {
+        *("company", "value", "total", "net", "period", "end", "ended", "during", "over"),
+        *("within", "acros", "among", "both", "only", "compared", "many", "number", "sum"),
+        *("altogether", "annual", "absolute", "difference", "ratio", "proportion", "as", "at"),
+        *("on", "with", "that", "this", "these", "those", "it", "its", "their", "all", "each"),
+        *("thousand", "million", "billion", "day", "january", "february", "march", "april"),
+        *("may", "june", "july", "august", "september", "october", "november", "december"),
+    }
+)
+"""Words of a question that name nothing a table would label: how it asks, when, whose."""
 
 
 class Named(NamedTuple):
@@ -135,3 +149,17 @@ def every_year(table: Table, width: int) -> list[str]:
         if not re.search(r"change|%|percent", header, re.I):
             found |= _header_years(header)
     return sorted(found)
+
+
+def unnamed(question: str, documents: Mapping[str, str]) -> list[str]:
+    """The words of ``question`` that no table of the documents says, in its header or its
+    cells, less the words that name nothing (how it asks, when, whose; two letters or
+    fewer): what it asks of besides the figures a table gives ("the market price per share
+    of Prozone", "revenues weight")."""
+    said: set[str] = set()
+    for text in documents.values():
+        for table in tables(text):
+            for row in (table.header, *table.rows):
+                said |= _words(" ".join(row), frozenset())
+    asked = _words(YEAR.sub(" ", question)) - said - _ASKING
+    return sorted(w for w in asked if len(w) > 2)

@@ -312,3 +312,21 @@ async def test_a_figure_code_reads_from_the_table_and_the_quotation_outvote_a_mi
     confidence = outcome.final.verdict.confidence  # type: ignore[union-attr]
     assert confidence is not None and set(confidence.views) == {"table", "quotation"}
     assert confidence.alternatives == ["$1,000 thousand (prose)"]
+
+
+async def test_a_table_figure_for_words_no_table_says_is_an_answer_but_verifies_nothing(
+    run_yaml: RunYaml, report: Path
+) -> None:
+    quotes = [quote("$1,234", "Revenue", "2019")]
+    goal = "What was the revenue per share in 2019?"  # code reads the Revenue row all the same
+    said = researcher_says(quotes, answer_is="computed")
+    worked = "The table gives revenue in thousands.\nAnswer: $1,234 thousand"
+    other = "Revenue per share is not given; the 2018 figure.\nAnswer: $1,000 thousand"
+    outcome = await run_yaml(scenario(goal, [said], CHANGE, [worked, other], "amount"))
+    assert outcome.final is not None and outcome.final.answer == "$1,234 thousand"
+    assert outcome.final.status != "succeeded"  # before: the table and the prose, verified
+    assert outcome.state.role_calls["coder"] >= 3  # drawn on past the worked answer
+    confidence = outcome.final.verdict.confidence  # type: ignore[union-attr]
+    assert confidence is not None and "table" not in confidence.views
+    said_why = " ".join(v.what for v in outcome.final.verdict.verdicts)  # type: ignore[union-attr]
+    assert "'per', 'share'" in said_why

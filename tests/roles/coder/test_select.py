@@ -350,3 +350,37 @@ async def test_the_tables_arithmetic_leads_two_drafts_of_one_view_that_agree_wit
     draws = Draws(said("88.06%", "table"), prose("87.4%"), cand("87.4%", "a = 1"))
     chosen = await select(draws, None, "answer", frozenset(), 2, COMPUTED, 0.6)
     assert chosen.kept.outputs == {"answer": "87.4%"} and chosen.kept.view == "program"
+
+
+def doubted(answer: str) -> Solved:
+    """The table's figures for a goal that says words no table says."""
+    doubt = "the goal says 'prozone', which no table of the report says"
+    return Solved({"answer": answer}, {}, "", 0, "read from 'At 31 December'", "table", doubt=doubt)
+
+
+async def test_a_table_reading_in_doubt_answers_but_its_agreement_verifies_nothing() -> None:
+    views = (View("table"), View("prose"), View("quotation"), View("prose", "again"))
+    # agreeing with a worked answer it does not stop the drawing, and nothing else agrees
+    draws = Draws(doubted("53.7"), prose("53.7"), said("INR19", "quotation"), prose("INR19.5"))
+    chosen = await select(draws, None, "answer", frozenset(), 2, views, 0.6)
+    assert chosen.drawn == 4 and chosen.kept.outputs == {"answer": "53.7"}
+    sure = chosen.confidence
+    assert sure is not None and sure.views == ["prose"] and sure.score < 0.6
+    assert (chosen.verdicts[0].kind, chosen.verdicts[0].passed) == ("agreement", False)
+    assert "prozone" in chosen.verdicts[0].what
+    # the same values, no doubt: two views, stopped at one call, verified
+    draws = Draws(said("53.7", "table"), prose("53.7"), said("INR19", "quotation"))
+    chosen = await select(draws, None, "answer", frozenset(), 2, views, 0.6)
+    assert chosen.drawn == 2 and chosen.confidence is not None
+    assert chosen.confidence.score >= 0.6
+    # a view that counts agreeing with it verifies, and names only the views that count
+    draws = Draws(doubted("53.7"), prose("53.7"), said("53.7", "quotation"))
+    chosen = await select(draws, None, "answer", frozenset(), 2, views, 0.6)
+    assert chosen.drawn == 3 and chosen.confidence is not None
+    assert chosen.confidence.views == ["prose", "quotation"] and chosen.confidence.score >= 0.6
+    assert chosen.verdicts[0].passed and "worked by code" not in chosen.verdicts[0].what
+    # alone, it still answers over a lone worked answer (ranked as before), unverified
+    draws = Draws(doubted("53.7"), prose("12"), None, None)
+    chosen = await select(draws, None, "answer", frozenset(), 2, views, 0.6)
+    assert chosen.kept.outputs == {"answer": "53.7"} and chosen.confidence is not None
+    assert chosen.confidence.score < 0.6

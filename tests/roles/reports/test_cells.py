@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from roles.reports.cells import Read, Years, from_table, read, years_given
+from roles.reports.cells import Read, Years, doubted, from_table, read, years_given
 from roles.reports.formulas import Worked
 
 TABLE = """| (in thousands) | 2019 | 2018 | 2017 |
@@ -111,3 +111,16 @@ def test_nothing_is_answered_of_a_quarter() -> None:
     assert from_table("What was the revenue in the first quarter of 2019?", report) is None
     assert from_table("What was the change in Q4 revenue from 2018 to 2019?", REPORT) is None
     assert from_table("What was the revenue in 2019?", REPORT) is not None
+
+
+def test_a_figure_found_for_words_no_table_says_is_in_doubt() -> None:
+    question = "What was the revenue per share of the Prozone subsidiary in 2019?"
+    found = from_table(question, REPORT)
+    assert isinstance(found, Read)  # the row and year are found, for another question
+    assert doubted(question, REPORT, found) == ["per", "prozone", "share", "subsidiary"]
+    plain = "What was the company's revenue in the period ended December 31, 2019?"
+    found = from_table(plain, REPORT)
+    assert found is not None and doubted(plain, REPORT, found) == []  # how it asks, when
+    which = "Which years does the table provide information for the revenue per share?"
+    found = from_table(which, REPORT)
+    assert isinstance(found, Years) and doubted(which, REPORT, found) == []  # its own words
