@@ -155,6 +155,14 @@ def eval_command(
     vote_temperature: Annotated[
         float, typer.Option(min=0.0, max=2.0, help="vote: the samples' temperature")
     ] = 0.7,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Carry on the results at --out (an eval cut short, or other arms): keep "
+            "its answers and give only those it lacks",
+        ),
+    ] = False,
     case_timeout: Annotated[
         float | None,
         typer.Option(min=1.0, help="Seconds one society run may take (default: wall budget+150)"),
@@ -192,6 +200,9 @@ def eval_command(
         text = "give one suite file, or --humaneval, or --tatqa dev|test (one of them)"
         raise fail(text, EXIT_BAD_INPUT)
     arms = _arms(baseline, society)
+    if resume and out_path is None:
+        text = "--resume carries on the results at --out: give --out"
+        raise fail(text, EXIT_BAD_INPUT)
     if split not in (None, "train", "val"):
         text = f"--split takes train or val, not {split!r}"
         raise fail(text, EXIT_BAD_INPUT)
@@ -227,6 +238,7 @@ def eval_command(
         prompts=load_or_exit_with(load_prompt_set, prompts) if prompts is not None else None,
         suite_path=paths[0] if paths else suite.name,
         sets=sets,
+        resume=resume,
         settings={
             "temperature": models.temperature if models.model else None,
             "max_tokens": models.max_tokens,
@@ -254,7 +266,12 @@ def eval_command(
         },
     )
     started = time.monotonic()
-    results, where = guarded(lambda: run_eval(suite, settings, err.real))
+    from society.eval.results import ResultsError
+
+    try:
+        results, where = guarded(lambda: run_eval(suite, settings, err.real))
+    except ResultsError as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
     render_results(out.real, results)
     took = time.monotonic() - started
     out.print(f"results: {where}", highlight=False)

@@ -15,7 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from society.eval.graders import Grade
 
-__all__ = ["EvalResults", "Record", "ResultsError", "Totals", "load_results", "merged"]
+__all__ = [
+    "EvalResults",
+    "Record",
+    "ResultsError",
+    "Totals",
+    "load_results",
+    "merged",
+    "resumed",
+]
 
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
 """Student's t, two-sided 95 %, for 1 to 10 degrees of freedom (1.96 beyond)."""
@@ -228,6 +236,43 @@ def merged(parts: list[EvalResults]) -> EvalResults:
             "folder": " + ".join(p.folder for p in parts),
             "finished": max((p.finished or "" for p in parts), default="") or None,
             "settings": {k: v for p in parts for k, v in p.settings.items()},
+        }
+    )
+
+
+_SAME = ("suite", "split", "model", "commit", "repeat", "seed", "memory", "prompts")
+"""What an eval carried on must share with the one it carries on: its records and the new
+ones are then one eval's."""
+
+
+def resumed(prior: EvalResults, fresh: EvalResults) -> EvalResults:
+    """``fresh`` (an eval about to start) carrying on ``prior`` (the results it writes to, cut
+    short, or run with other arms): ``prior``'s records kept, its arms first, its start; the
+    cases answered by either. Raises `ResultsError` saying what differs: the suite, split,
+    model, commit, repeat, seed, memory or prompts, or a setting both give otherwise."""
+    for name in _SAME:
+        if getattr(prior, name) != getattr(fresh, name):
+            msg = (
+                f"not resumed: the results were made with {name} {getattr(prior, name)!r}, "
+                f"this eval has {getattr(fresh, name)!r}"
+            )
+            raise ResultsError(msg)
+    for key in prior.settings.keys() & fresh.settings.keys():
+        if prior.settings[key] != fresh.settings[key]:
+            msg = (
+                f"not resumed: the results were made with {key} {prior.settings[key]!r}, "
+                f"this eval has {fresh.settings[key]!r}"
+            )
+            raise ResultsError(msg)
+    only = [] if not (prior.only and fresh.only) else list(dict.fromkeys(prior.only + fresh.only))
+    return fresh.model_copy(
+        update={
+            "arms": list(dict.fromkeys(prior.arms + fresh.arms)),
+            "only": only,
+            "started": prior.started,
+            "folder": f"{prior.folder} + {fresh.folder}",
+            "settings": {**prior.settings, **fresh.settings},
+            "records": list(prior.records),
         }
     )
 

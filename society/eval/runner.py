@@ -33,7 +33,7 @@ from society.eval.context import (
     VoteSettings,
 )
 from society.eval.graders import Grade, Submission, grade_all
-from society.eval.results import EvalResults, Record
+from society.eval.results import EvalResults, Record, load_results, resumed
 from society.eval.suite import Case, Split, Suite
 from society.models.factory import ModelFactory
 from society.models.preflight import preflight
@@ -74,6 +74,8 @@ class EvalSettings:
     """The society's roles use this prompt set (default: their built-in instructions)."""
     sets: dict[str, Any] = field(default_factory=dict)
     """``--set``: role settings every case's society runs with."""
+    resume: bool = False
+    """Carry on the results at ``out``: keep its answers, give only those it lacks."""
 
 
 def select_cases(suite: Suite, only: list[str], split: Split | None = None) -> list[Case]:
@@ -178,7 +180,6 @@ async def run_eval(
     await _check_models(suite, settings)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     folder = (settings.runs_dir / f"eval-{suite.name}-{stamp}-{secrets.token_hex(2)}").resolve()
-    folder.mkdir(parents=True, exist_ok=True)
     out = settings.out or folder / "results.json"
     results = EvalResults(
         suite=suite.name,
@@ -199,13 +200,25 @@ async def run_eval(
         folder=str(folder),
         settings=settings.settings,
     )
+    if settings.resume and out.is_file():
+        results = resumed(load_results(out), results)
+    folder.mkdir(parents=True, exist_ok=True)
+    answered = {(r.case, r.arm, r.repeat) for r in results.records}
+    wanted = [
+        (repeat, case, arm)
+        for repeat in range(settings.repeat)
+        for case in cases
+        for arm in settings.arms
+        if (case.id, arm, repeat) not in answered
+    ]
     results.save(out)
-    total = len(cases) * settings.repeat * len(settings.arms)
+    total = len(wanted)
+    kept = f"; {len(results.records)} kept from {out}" if settings.resume else ""
     console.print(
         f"[bold]eval {escape(suite.name)}{f' ({settings.split})' if settings.split else ''}[/]: "
         f"{len(cases)} cases × {settings.repeat} × "
-        f"{', '.join(settings.arms)} on {escape(settings.model_label)} — {total} answers; "
-        f"files in {folder}",
+        f"{', '.join(settings.arms)} on {escape(settings.model_label)} — {total} answers"
+        f"{escape(kept)}; files in {folder}",
         highlight=False,
     )
     console.print("[dim]starting the sandbox…[/]")
@@ -231,25 +244,23 @@ async def run_eval(
             settings.vote,
             settings.sets,
         )
-        for repeat in range(settings.repeat):
-            for case in cases:
-                for arm in settings.arms:
-                    done += 1
-                    console.print(
-                        f"[{done}/{total}] {escape(case.id)} · {arm}"
-                        + (f" · repeat {repeat + 1}" if settings.repeat > 1 else "")
-                        + " …",
-                        highlight=False,
-                    )
-                    cx = CaseContext(ctx, suite, repeat, arm)
-                    answered = await _answered(case, cx)
-                    grades = await grade_all(case.graders, answered.submission, case.inputs, sb)
-                    record = _record(case, arm, repeat, answered, grades)
-                    results.records.append(record)
-                    results.save(out)
-                    console.print(f"    {_line(record)}", highlight=False)
-                    if on_record is not None:
-                        on_record(record)
+        for repeat, case, arm in wanted:
+            done += 1
+            console.print(
+                f"[{done}/{total}] {escape(case.id)} · {arm}"
+                + (f" · repeat {repeat + 1}" if settings.repeat > 1 else "")
+                + " …",
+                highlight=False,
+            )
+            cx = CaseContext(ctx, suite, repeat, arm)
+            given = await _answered(case, cx)
+            grades = await grade_all(case.graders, given.submission, case.inputs, sb)
+            record = _record(case, arm, repeat, given, grades)
+            results.records.append(record)
+            results.save(out)
+            console.print(f"    {_line(record)}", highlight=False)
+            if on_record is not None:
+                on_record(record)
     results.finished = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     results.save(out)
     return results, out

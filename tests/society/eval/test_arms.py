@@ -20,7 +20,7 @@ from society.eval.baselines import final_answer, prompt_of
 from society.eval.context import Answered, CaseContext
 from society.eval.graders import Submission
 from society.eval.report import mcnemar, render_results
-from society.eval.results import EvalResults, Record, load_results
+from society.eval.results import EvalResults, Record, ResultsError, load_results
 from society.eval.runner import EvalSettings, run_eval, select_cases
 from society.eval.suite import Case, Suite, load_suite
 
@@ -178,3 +178,58 @@ def test_evals_of_one_suite_and_split_run_apart_merge_into_one(tmp_path: Path) -
     assert other.returncode == 2 and "differ in split" in other.stderr
     twice = merge(saved("e", "society", "val"), saved("f", "society", "val"))
     assert twice.returncode == 2 and "is in two evals" in twice.stderr
+
+
+@pytest.mark.docker
+@pytest.mark.timeout(300)
+async def test_an_eval_cut_short_resumes_where_it_stopped_and_takes_other_arms(
+    tmp_path: Path,
+) -> None:
+    asked: list[tuple[str, str]] = []
+
+    def counting(name: str) -> None:
+        async def arm(case: Case, cx: CaseContext) -> Answered:
+            asked.append((case.id, name))
+            return await guesser(case, cx)
+
+        register(name, arm)
+
+    counting("first")
+    counting("second")
+    out = tmp_path / "results.json"
+    settings = EvalSettings(arms=["first"], runs_dir=tmp_path, out=out, only=["c1", "c2"])
+    await run_eval(tiny_suite(), settings, Console(file=io.StringIO()))
+    cut = load_results(out)
+    cut.records = cut.records[:1]  # cut short after its first case
+    cut.finished = None
+    cut.save(out)
+    asked.clear()
+    again = EvalSettings(arms=["first", "second"], runs_dir=tmp_path, out=out, resume=True)
+    shown = io.StringIO()
+    _, where = await run_eval(tiny_suite(), again, Console(file=shown, width=200))
+    assert where == out and ("c1", "first") not in asked  # answered before: kept, not asked
+    assert sorted(asked) == sorted(
+        [
+            ("c2", "first"),
+            *((f"c{i}", "second") for i in range(1, 5)),
+            ("c3", "first"),
+            ("c4", "first"),
+        ]
+    )
+    whole = load_results(out)
+    assert whole.arms == ["first", "second"] and len(whole.records) == 8
+    assert whole.started == cut.started and cut.folder in whole.folder
+    assert "7 answers; 1 kept from" in shown.getvalue()
+    # another commit's or seed's results are never carried on
+    other = EvalSettings(arms=["first"], runs_dir=tmp_path, out=out, resume=True, seed=9)
+    with pytest.raises(ResultsError, match="made with seed 0, this eval has 9"):
+        await run_eval(tiny_suite(), other, Console(file=io.StringIO()))
+    assert len(load_results(out).records) == 8  # nothing lost
+
+
+def test_resume_without_the_results_to_carry_on_is_refused_before_anything_runs(
+    tmp_path: Path,
+) -> None:
+    args = [str(SOCIETY), "eval", str(ROOT / "evals" / "dev.yaml"), "--resume"]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2 and "--resume carries on the results at --out" in done.stderr
