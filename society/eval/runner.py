@@ -33,6 +33,7 @@ from society.eval.context import (
     VoteSettings,
 )
 from society.eval.graders import Grade, Submission, grade_all
+from society.eval.progress import Tally
 from society.eval.results import EvalResults, Record, load_results, resumed
 from society.eval.suite import Case, Split, Suite
 from society.models.factory import ModelFactory
@@ -223,6 +224,7 @@ async def run_eval(
     )
     console.print("[dim]starting the sandbox…[/]")
     done = 0
+    tally = Tally.of(settings.arms, (arm for _, _, arm in wanted), results.records)
     async with Sandbox(
         suite.defaults.sandbox, label=folder.name[:40], wait_for_removal=False
     ) as sb:
@@ -253,12 +255,15 @@ async def run_eval(
                 highlight=False,
             )
             cx = CaseContext(ctx, suite, repeat, arm)
+            began = time.monotonic()
             given = await _answered(case, cx)
             grades = await grade_all(case.graders, given.submission, case.inputs, sb)
             record = _record(case, arm, repeat, given, grades)
             results.records.append(record)
             results.save(out)
+            tally.add(record, time.monotonic() - began)
             console.print(f"    {_line(record)}", highlight=False)
+            console.print(f"    [dim]{escape(tally.line())}[/]", highlight=False)
             if on_record is not None:
                 on_record(record)
     results.finished = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())

@@ -220,6 +220,7 @@ async def test_an_eval_cut_short_resumes_where_it_stopped_and_takes_other_arms(
     assert whole.arms == ["first", "second"] and len(whole.records) == 8
     assert whole.started == cut.started and cut.folder in whole.folder
     assert "7 answers; 1 kept from" in shown.getvalue()
+    assert "first 4/4 right · second 4/4 right" in shown.getvalue()  # the kept one counts
     # another commit's or seed's results are never carried on
     other = EvalSettings(arms=["first"], runs_dir=tmp_path, out=out, resume=True, seed=9)
     with pytest.raises(ResultsError, match="made with seed 0, this eval has 9"):
