@@ -27,6 +27,7 @@ FIGURES = {
     "bus.py": [r"throughput ratio typed/raw as the same role: \d+\.\d+x", r"p50 ratio .*: \d"],
     "distributed.py": [r"2 workers / 1 worker: median \d", r"4 workers / 1 worker: median \d"],
     "live_view.py": [r"ratio live/plain: +median \d+\.\d+"],
+    "model_server.py": [r"all +ratio lookup/plain: median \d+\.\d+"],
     "replay.py": [r"ratio typed / plain discarded +\d+\.\d+x"],
     "scale.py": [r"makespan / critical path: median \d+\.\d+x", r"peak RSS .*: \d+ MiB"],
     "schedule.py": [
