@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bus.payloads import TaskSpec
 from roles.structured import AnswerShape
 
-__all__ = ["IDENTIFIER", "PlanAnswer", "plan_shape"]
+__all__ = ["IDENTIFIER", "READING_OPENS", "PlanAnswer", "plan_shape"]
 
 
 class PlanAnswer(BaseModel):
@@ -30,6 +30,17 @@ IDENTIFIER = "^[A-Za-z_][A-Za-z0-9_]*$"
 """What a task id or a value name may be in the plan schema sent to the model (unbounded:
 llama.cpp turns a bounded repetition into as many nested rules, which slows constrained
 decoding badly; the manager's validation still caps an id at 64 characters)."""
+
+
+READING_OPENS = "From the documents, state what they say about "
+"""How a planned reading task's description begins (held by the schema): the researcher
+reads and cannot compute, and a live 1.5B plan free to word it gave it "find the statement
+'There are infinitely many prime numbers'" (in no document) and "find the limit" (the
+goal's own value), answers no task could use."""
+
+READING_DESCRIPTION = "^" + READING_OPENS + r'[^"\\\x00-\x1F]+$'
+"""The reading task's description as a pattern: the opening, then the topic in plain text
+(no quote, backslash or control character, so decoding cannot break the JSON string)."""
 
 
 @functools.cache
@@ -85,10 +96,11 @@ def _reading_first(
     gave the researcher the estimate or the ratio, which it made up, and two answered with
     no ``answer``). llama.cpp's grammar takes
     ``prefixItems`` as the whole array (as JSON Schema does with ``items`` false), so each
-    length is one alternative."""
+    length is one alternative. The reading's description opens with `READING_OPENS`."""
     spec = doc["$defs"]["TaskSpec"]
     reading, after = copy.deepcopy(spec), copy.deepcopy(spec)
     reading["properties"]["role"] = {"type": "string", "enum": ["researcher"]}
+    reading["properties"]["description"] = {"type": "string", "pattern": READING_DESCRIPTION}
     others = [r for r in roles if r != "researcher"]
     if others:
         after["properties"]["role"] = {"type": "string", "enum": others}

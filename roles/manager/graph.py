@@ -19,6 +19,7 @@ from rapidfuzz import fuzz, process
 from bus.payloads import TaskSpec
 from roles.manager.renames import (
     answer_reads_upstream,
+    dead_ends_feed_answer,
     given_outputs,
     numbered_ids,
     read_dependencies,
@@ -189,7 +190,10 @@ def validate_plan(
 
     position = {tid: n for n, tid in enumerate(order)}
     fresh = restated_outputs(fresh, position, check.repaired)
-    fresh = answer_reads_upstream(read_dependencies(fresh, check.repaired), check.repaired)
+    fresh = dead_ends_feed_answer(
+        read_dependencies(fresh, check.repaired), position, check.repaired
+    )
+    fresh = answer_reads_upstream(fresh, check.repaired)
     producers: dict[str, str] = {}
     by_id = {t.id: t for t in fresh}
     for task in fresh:

@@ -1,6 +1,7 @@
 """How the manager mends a plan's names where their meaning is clear, each mend noted in
 ``repaired``: tasks sharing an id, an output named like a goal's value, an output stated
-again downstream, and a dependency whose outputs the task does not read."""
+again downstream, a dependency whose outputs the task does not read, and work no task
+takes."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from bus.payloads import TaskSpec
 
 __all__ = [
     "answer_reads_upstream",
+    "dead_ends_feed_answer",
     "given_outputs",
     "numbered_ids",
     "read_dependencies",
@@ -194,6 +196,35 @@ def read_dependencies(fresh: list[TaskSpec], repaired: dict[str, str]) -> list[T
             repaired[f"{task.id}.inputs.+{name}"] = "from a task it depends on"
         out.append(task.model_copy(update={"inputs": [*task.inputs, *unread]}) if unread else task)
     return out
+
+
+def dead_ends_feed_answer(
+    fresh: list[TaskSpec], position: dict[str, int], repaired: dict[str, str]
+) -> list[TaskSpec]:
+    """A task whose outputs no task reads and on which none depends is made a dependency of
+    the one task giving ``answer`` (which then reads its outputs): work nothing takes is lost
+    (a live 1.5B plan's reading fed nothing). Not where the task follows the answer's."""
+    answering = [t for t in fresh if "answer" in t.outputs]
+    if len(answering) != 1:
+        return fresh
+    final = answering[0]
+    by_id = {t.id: t for t in fresh}
+    read = {i for t in fresh for i in t.inputs}
+    needed = {d for t in fresh for d in t.depends_on}
+    ends = [
+        t.id
+        for t in fresh
+        if t.id != final.id
+        and t.id not in needed
+        and not set(t.outputs) & read
+        and not upstream(final.id, t.id, by_id, position)
+    ]
+    for tid in ends:
+        repaired[f"{final.id}.depends_on.+{tid}"] = "its outputs fed no task"
+    if not ends:
+        return fresh
+    wired = final.model_copy(update={"depends_on": [*final.depends_on, *ends]})
+    return [wired if t.id == final.id else t for t in fresh]
 
 
 def answer_reads_upstream(fresh: list[TaskSpec], repaired: dict[str, str]) -> list[TaskSpec]:

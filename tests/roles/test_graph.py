@@ -153,7 +153,10 @@ def test_upstream_inputs_through_long_chains_and_side_branches() -> None:
     check = validate_plan(tasks, roles=ROLES, available=set())
     assert check.ok, check.errors
     added = {k: v for k, v in check.repaired.items() if ".depends_on." in k}
-    assert added == {"tip.depends_on.+l0": "for input 'l0'"}  # r is upstream already
+    assert added == {  # r is upstream already; the side chain's end fed nothing
+        "tip.depends_on.+l0": "for input 'l0'",
+        "tip.depends_on.+l39": "its outputs fed no task",
+    }
 
 
 def test_unknown_dependency_duplicate_id_and_bad_id() -> None:
@@ -320,9 +323,10 @@ def test_a_replanned_task_named_like_a_done_one_with_new_outputs_is_new_work() -
     assert check.kept == ["compute_3"]  # the same outputs again: done work, kept
     assert check.tasks["compute_2"].outputs == ["prime_count"]
     assert check.repaired["compute.id"] == "compute_2 (new work: compute is done)"
-    assert check.tasks["ratio"].depends_on == ["compute_2"]
+    assert check.tasks["ratio"].depends_on[0] == "compute_2"
     assert check.tasks["cite"].depends_on == ["compute"]
     assert check.tasks["both"].depends_on == ["compute_2", "compute"]
+    assert check.tasks["ratio"].depends_on == ["compute_2", "cite", "both"]  # fed nothing
 
 
 def test_priority_value_per_effort_then_longest_path() -> None:
@@ -400,11 +404,17 @@ def test_an_output_stated_again_downstream_is_renamed_where_it_is_made_first() -
         available=set(),
     )
     assert check.errors == []
-    assert check.repaired == {"compute.outputs.answer": "compute_answer"}
+    assert check.repaired == {
+        "compute.outputs.answer": "compute_answer",
+        "state.depends_on.+log": "its outputs fed no task",  # the log fed nothing
+        "state.inputs.+log": "computed upstream of the answer",
+    }
     tasks = check.tasks
     assert tasks["compute"].outputs == ["compute_answer"]
     assert tasks["log"].inputs == ["compute_answer"]  # not downstream of the restatement
-    assert tasks["state"].inputs == ["compute_answer"] and tasks["state"].outputs == ["answer"]
+    assert tasks["state"].inputs == ["compute_answer", "log"] and tasks["state"].outputs == [
+        "answer"
+    ]
     assert tasks["show"].inputs == ["answer"]  # reads the restated answer
 
 
@@ -446,7 +456,7 @@ def test_a_task_that_waits_for_another_and_reads_none_of_its_outputs_is_given_th
     ]
     check = validate_plan(plan, roles=ROLES, available={"limit"}, given={"limit"})
     assert check.ok, check.errors
-    assert check.tasks["count"].inputs == ["limit", "statement"]
+    assert check.tasks["count"].inputs[:2] == ["limit", "statement"]
     assert check.repaired["count.inputs.+statement"] == "from a task it depends on"
     assert check.tasks["other"].inputs == ["statement"]  # it reads it already
 
@@ -463,7 +473,6 @@ def test_the_answer_reads_every_output_computed_upstream_of_it() -> None:
             outputs=["difference"],
             depends_on=["count", "estimate"],
         ),
-        t("side", outputs=["unused"]),
         t("report", inputs=["estimate", "difference"], outputs=["answer"], depends_on=["diff"]),
     ]
     check = validate_plan(plan, roles=ROLES, available={"limit"}, given={"limit"})
@@ -471,3 +480,27 @@ def test_the_answer_reads_every_output_computed_upstream_of_it() -> None:
     assert check.tasks["report"].inputs == ["estimate", "difference", "count"]
     assert check.repaired["report.inputs.+count"] == "computed upstream of the answer"
     assert check.tasks["diff"].inputs == ["estimate", "count"]  # not the answer: as planned
+
+
+def test_work_no_task_takes_feeds_the_answer() -> None:
+    """A live 1.5B plan's reading fed no task: its statement was lost to the answer."""
+    plan = [
+        t("read", role="researcher", outputs=["statement"]),
+        t("count", inputs=["limit"], outputs=["count"]),
+        t("report", inputs=["count"], outputs=["answer"], depends_on=["count"]),
+        t("after", inputs=["answer"], outputs=["note"], depends_on=["report"]),
+    ]
+    check = validate_plan(plan, roles=ROLES, available={"limit"}, given={"limit"})
+    assert check.ok, check.errors
+    assert check.tasks["report"].depends_on == ["count", "read"]
+    assert check.tasks["report"].inputs == ["count", "statement"]
+    assert check.repaired["report.depends_on.+read"] == "its outputs fed no task"
+    # a task after the answer's is not made its dependency (that would be a cycle)
+    assert check.tasks["after"].depends_on == ["report"]
+    assert "report.depends_on.+after" not in check.repaired
+    # read by some task: left as planned
+    used = [*plan[:2], t("report", inputs=["count", "statement"], outputs=["answer"])]
+    kept = validate_plan(used, roles=ROLES, available={"limit"}, given={"limit"})
+    assert kept.ok, kept.errors
+    assert kept.tasks["report"].depends_on == ["count", "read"]  # wired by its inputs
+    assert "its outputs fed no task" not in kept.repaired.values()

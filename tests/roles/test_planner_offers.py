@@ -8,6 +8,7 @@ import pytest
 from bus import ConnectOptions
 from bus.payloads import PlanRequest
 from roles.context import RoleContext, RoleDeps
+from roles.plan_schema import READING_OPENS
 from roles.planner import Planner, plan_shape
 from roles.settings import PlannerSettings
 
@@ -65,7 +66,7 @@ def test_a_first_plan_over_documents_is_held_to_reading_then_computing() -> None
 
     doc = plan_shape(("researcher", "coder"), 5, reads_first=True).doc
     last = {**_task("c", "coder"), "outputs": ["answer"]}
-    read = _task("read", "researcher")
+    read = {**_task("read", "researcher"), "description": READING_OPENS + "the theorem."}
     jsonschema.validate(
         {"success_criteria": ["x"], "tasks": [read, _task("b", "coder"), last]}, doc
     )
@@ -75,6 +76,10 @@ def test_a_first_plan_over_documents_is_held_to_reading_then_computing() -> None
         [read, _task("c", "coder")],  # the last task gives no answer
         [read, {**_task("compare", "researcher"), "outputs": ["answer"]}],  # reading twice
         [read] + [_task(f"c{i}", "coder") for i in range(4)] + [last],  # over 5
+        # the live 1.5B readings: a sentence in no document, the goal's own value
+        [{**read, "description": "In primes.md, find the statement 'There are many'"}, last],
+        [{**read, "description": "Find the limit from the documents."}, last],
+        [{**read, "description": READING_OPENS + 'the "limit"'}, last],  # breaks no string
     ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"success_criteria": ["x"], "tasks": tasks}, doc)
