@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bus.payloads import TaskSpec
 from roles.structured import AnswerShape
 
-__all__ = ["IDENTIFIER", "READING_OPENS", "PlanAnswer", "plan_shape"]
+__all__ = ["IDENTIFIER", "READING_OPENS", "READING_OUTPUTS", "PlanAnswer", "plan_shape"]
 
 
 class PlanAnswer(BaseModel):
@@ -37,6 +37,11 @@ READING_OPENS = "From the documents, state what they say about "
 reads and cannot compute, and a live 1.5B plan free to word it gave it "find the statement
 'There are infinitely many prime numbers'" (in no document) and "find the limit" (the
 goal's own value), answers no task could use."""
+
+READING_OUTPUTS = ("statement", "definition", "formula", "fact")
+"""What a planned reading task may give (held by the schema): what documents state, never
+a value to compute (a live 1.5B reading held to its opening was still asked for the
+estimate and the count, and the researcher made both up)."""
 
 READING_DESCRIPTION = "^" + READING_OPENS + r'[^"\\\x00-\x1F]+$'
 """The reading task's description as a pattern: the opening, then the topic in plain text
@@ -89,18 +94,25 @@ def _reading_first(
     doc: dict[str, Any], roles: tuple[str, ...], most: int, optional: bool = False
 ) -> dict[str, Any]:
     """The tasks as a researcher's, then one to ``most - 1`` of the other roles (reading,
-    then computing: a live 1.5B plan free to give the researcher any task gave it the
-    counting and the comparing), the last of them giving the ``answer`` (a plan whose last
-    task gave "difference" and "closeness" answered nothing). ``optional``: the reading may
-    be left out (a replan, its reading often done: four live 1.5B replans of the quickstart
-    gave the researcher the estimate or the ratio, which it made up, and two answered with
-    no ``answer``). llama.cpp's grammar takes
-    ``prefixItems`` as the whole array (as JSON Schema does with ``items`` false), so each
-    length is one alternative. The reading's description opens with `READING_OPENS`."""
+        then computing: a live 1.5B plan free to give the researcher any task gave it the
+        counting and the comparing), the last of them giving the ``answer`` (a plan whose last
+        task gave "difference" and "closeness" answered nothing). ``optional``: the reading may
+        be left out (a replan, its reading often done: four live 1.5B replans of the quickstart
+        gave the researcher the estimate or the ratio, which it made up, and two answered with
+        no ``answer``). llama.cpp's grammar takes
+        ``prefixItems`` as the whole array (as JSON Schema does with ``items`` false), so each
+        length is one alternative. The reading's description opens with `READING_OPENS`, and it
+    gives one or two of `READING_OUTPUTS`."""
     spec = doc["$defs"]["TaskSpec"]
     reading, after = copy.deepcopy(spec), copy.deepcopy(spec)
     reading["properties"]["role"] = {"type": "string", "enum": ["researcher"]}
     reading["properties"]["description"] = {"type": "string", "pattern": READING_DESCRIPTION}
+    reading["properties"]["outputs"] = {
+        "type": "array",
+        "items": {"type": "string", "enum": list(READING_OUTPUTS)},
+        "minItems": 1,
+        "maxItems": 2,
+    }
     others = [r for r in roles if r != "researcher"]
     if others:
         after["properties"]["role"] = {"type": "string", "enum": others}

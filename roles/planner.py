@@ -18,7 +18,7 @@ from bus.workqueue import Delivery, QueueSpec
 from roles.base import Role
 from roles.context import RoleContext
 from roles.errors import BudgetExceeded, ModelAnswerError, TaskFailed
-from roles.plan_schema import READING_OPENS, PlanAnswer, plan_shape
+from roles.plan_schema import READING_OPENS, READING_OUTPUTS, PlanAnswer, plan_shape
 from roles.settings import PlannerSettings
 
 __all__ = ["PlanAnswer", "Planner", "document_plan", "function_plan", "goal_plan", "plan_shape"]
@@ -50,8 +50,9 @@ Answer with one JSON object only:
 READ_THEN_COMPUTE = (
     "Plan it as reading, then computing: the first task is the researcher's, to find in the "
     "documents what the goal needs from them (a statement, a definition, a formula, a fact; "
-    f"never a computation or a count): its description begins {READING_OPENS.strip()!r}. The "
-    "tasks after it compute, reading the researcher's output, and the last gives the answer."
+    f"never a computation or a count): its description begins {READING_OPENS.strip()!r}, "
+    f"and its outputs are one or two of {', '.join(READING_OUTPUTS)}. The tasks after it "
+    "compute, reading the researcher's output, and the last gives the answer."
 )
 """The planner's first plan over documents, in words (its schema holds it to the order)."""
 

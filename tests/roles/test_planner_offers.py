@@ -66,7 +66,11 @@ def test_a_first_plan_over_documents_is_held_to_reading_then_computing() -> None
 
     doc = plan_shape(("researcher", "coder"), 5, reads_first=True).doc
     last = {**_task("c", "coder"), "outputs": ["answer"]}
-    read = {**_task("read", "researcher"), "description": READING_OPENS + "the theorem."}
+    read = {
+        **_task("read", "researcher"),
+        "description": READING_OPENS + "the theorem.",
+        "outputs": ["statement"],
+    }
     jsonschema.validate(
         {"success_criteria": ["x"], "tasks": [read, _task("b", "coder"), last]}, doc
     )
@@ -80,6 +84,9 @@ def test_a_first_plan_over_documents_is_held_to_reading_then_computing() -> None
         [{**read, "description": "In primes.md, find the statement 'There are many'"}, last],
         [{**read, "description": "Find the limit from the documents."}, last],
         [{**read, "description": READING_OPENS + 'the "limit"'}, last],  # breaks no string
+        # held to its opening, a live 1.5B reading was still asked for values to compute
+        [{**read, "outputs": ["estimate", "count"]}, last],
+        [{**read, "outputs": ["statement", "formula", "fact"]}, last],
     ):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({"success_criteria": ["x"], "tasks": tasks}, doc)

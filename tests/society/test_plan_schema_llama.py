@@ -1,6 +1,7 @@
 """The first plan's schema over documents against a real llama.cpp server (llama-cpp-python,
-Qwen2.5-Coder-0.5B): decoding holds the reading task's description to its opening, so a
-small model cannot give the researcher a computation or a sentence it made up."""
+Qwen2.5-Coder-0.5B): decoding holds the reading task's description to its opening and its
+outputs to what documents state, so a small model cannot give the researcher a computation
+or a sentence it made up."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 import openai
 import pytest
 
-from roles.plan_schema import READING_OPENS, plan_shape
+from roles.plan_schema import READING_OPENS, READING_OUTPUTS, plan_shape
 
 pytestmark = [pytest.mark.timeout(900)]
 
@@ -52,4 +53,5 @@ def test_the_reading_task_of_a_first_plan_over_documents_opens_as_held(qwen_serv
     except json.JSONDecodeError:
         return  # cut at the token limit: the opening is what this test is about
     assert plan["tasks"][0]["role"] == "researcher"
+    assert set(plan["tasks"][0]["outputs"]) <= set(READING_OUTPUTS)
     assert plan["tasks"][-1]["outputs"] == ["answer"]
