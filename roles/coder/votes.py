@@ -10,6 +10,7 @@ first again and "confirmed" its miscount).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -18,7 +19,7 @@ from pydantic import JsonValue
 from bus.verdicts import CheckVerdict
 from roles.coder.program_checks import same_program
 from roles.errors import TaskFailed
-from roles.verifier.agreement import disagreements
+from roles.verifier.agreement import agree, disagreements
 
 __all__ = ["ANOTHER_WAY", "CHECK_NOTE", "Solved", "Vote", "voted"]
 
@@ -120,6 +121,13 @@ async def voted(
     return Vote(first, note=why)
 
 
+def _short(value: JsonValue, most: int = 100) -> str:
+    """A value as one line of at most ``most`` characters: what an outvoted program gave,
+    beside the kept values it is read with (its whole text nested the answer's again)."""
+    text = " ".join((value if isinstance(value, str) else json.dumps(value)).split())
+    return text if len(text) <= most else text[: most - 1] + "…"
+
+
 def _echoes(new: Solved, kept: Solved, quoted: frozenset[float]) -> bool:
     """Whether ``new`` is ``kept`` again: its values and its code."""
     return not disagreements(kept.outputs, new.outputs, quoted) and same_program(
@@ -138,7 +146,10 @@ def _confirmed(
         if len(candidates) > 1:
             others = [c for c in candidates if c is not kept]
             gave = "; ".join(
-                d for c in others for d in disagreements(kept.outputs, c.outputs, quoted)
+                f"{name} {_short(c.outputs.get(name))}"
+                for c in others
+                for name in kept.outputs
+                if not agree(kept.outputs[name], c.outputs.get(name), quoted)
             )
             check = (
                 f"two of {programs} programs, written independently, gave the same values "

@@ -58,6 +58,21 @@ async def test_on_a_disagreement_the_third_program_decides() -> None:
     vote = await voted(FIRST, programs, frozenset())
     assert vote.kept.outputs == {"count": 24} and vote.checks
     assert "disagree" in programs.notes[1]
+    # the verdict names what the outvoted program gave, not the kept values again
+    assert vote.checks[0].endswith("(the other gave count 25)"), vote.checks
+
+
+async def test_what_an_outvoted_program_gave_is_one_short_line() -> None:
+    said = "There are 25 primes below 100,\nthe estimate is " + "very " * 40 + "low"
+    first = Solved({"answer": said}, {}, "e1", 1, "print(25)")
+    second = Solved({"answer": "24 primes"}, {}, "e2", 1, "print(24)")
+    third = Solved({"answer": "there are 24"}, {}, "e3", 1, "print(len([2, 3]) + 22)")
+    vote = await voted(first, Programs(second, third), frozenset())
+    assert vote.kept is second and vote.checks
+    gave = vote.checks[0].split("(the other gave ", 1)[1]
+    assert gave.startswith("answer There are 25 primes below 100, the estimate is very")
+    assert "\n" not in gave and len(gave) <= len("answer ") + 100 + 1 and gave.endswith("…)")
+    assert "24 primes" not in gave  # the kept value is not repeated in it
 
 
 ESTIMATE = solved(1085.0, "import math\nprint(10000 // math.log(10000))", "e1")
