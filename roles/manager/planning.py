@@ -9,6 +9,7 @@ the checked task graph, or a `Finish` when the planner itself gave up.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from bus.payloads import Goal, Plan, PlanDecision, PlanRequest
 from roles.manager.graph import PlanCheck, validate_plan
@@ -91,8 +92,8 @@ class Planning:
             deliverable=goal.deliverable,
             roles=roles,
             errors=errors or [],
-            completed=ledger.completed,
-            failed=ledger.failed,
+            completed=_team(ledger.completed),
+            failed=_team(ledger.failed),
             critique=critique,
             evidence=evidence or [],
             success_criteria=self.criteria,
@@ -148,3 +149,13 @@ class Planning:
         """A plan was accepted: nothing is due, and its criteria hold from now on."""
         self.pending = False
         self.criteria = self.criteria or plan.success_criteria
+
+
+_V = TypeVar("_V")
+
+
+def _team(tasks: dict[str, _V]) -> dict[str, _V]:
+    """The tasks the planner is shown: the team's, not the goal check (the manager's own,
+    kept apart so that it stays independent: a live 1.5B replan shown it named three of its
+    tasks ``goal_check`` and was refused three times)."""
+    return {tid: v for tid, v in tasks.items() if tid != GOAL_CHECK}

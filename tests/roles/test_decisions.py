@@ -90,6 +90,20 @@ def test_a_plan_is_stale_refused_valid_or_the_planner_gave_up() -> None:
     )
 
 
+def test_a_replan_is_not_shown_the_goal_check() -> None:
+    """The goal check is the manager's, kept apart from the team's work: a live 1.5B replan
+    shown it named three of its tasks ``goal_check``."""
+    goal = Goal(text="g", inputs={"limit": 10})
+    ledger = Ledger()
+    ledger.completed = {"read": {"statement": "s"}, "goal_check": {"independent_answer": "1"}}
+    ledger.failed = {"count": "it failed", "goal_check": "it failed too"}
+    planning = Planning(max_tries=2, duplicate_threshold=92)
+    request = planning.request("failure", goal, ["coder"], ledger)
+    assert request.completed == {"read": {"statement": "s"}}
+    assert request.failed == {"count": "it failed"}
+    assert "goal_check" in ledger.completed  # the manager's own record keeps it
+
+
 def reply(text: str, by: str = "ada", approved: bool | None = None) -> HumanReply:
     return HumanReply("q1", text, approved, by, "m1")
 
