@@ -5,7 +5,8 @@ the feedback.
 
 - `ran`: it exited 0 in time (else the exit code, stderr's tail and the hints that name the
   mistakes small models make);
-- `wrote_outputs`: it wrote every output (``outputs.json``, or the one other JSON file that
+- `wrote_outputs`: it wrote every output (``outputs.json``, all of it for a lone answer that
+  it does not key, or the one other JSON file that
   holds them all, or a single printed value — the number of a ``name: number`` line — or the
   file its one printed line names, or, when it printed nothing, variables of the outputs'
   names);
@@ -34,6 +35,7 @@ from roles.coder.program_checks import inputs_hint, unchecked_problem
 from roles.execution import ExecutionResult, notes_text
 from roles.program import NAMED
 from roles.structured import AnswerInvalid
+from roles.verifier.goal_check import OUTPUT
 from sandbox.manifest import Manifest, missing_module_hint
 
 __all__ = [
@@ -79,6 +81,8 @@ def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValu
         except ValueError as exc:
             msg = f"outputs.json is not valid JSON: {exc}"
             raise AnswerInvalid(msg) from None
+        if len(outputs) == 1 and (whole := _whole(data, outputs[0])) is not None:
+            return {outputs[0]: whole}
         if not isinstance(data, dict):
             msg = "outputs.json must hold a JSON object"
             raise AnswerInvalid(msg)
@@ -103,6 +107,22 @@ def read_outputs(outputs: list[str], run: ExecutionResult) -> dict[str, JsonValu
         return {}
     msg = f"the program wrote no outputs.json with {outputs}"
     raise AnswerInvalid(msg)
+
+
+WHOLE = frozenset({"answer", OUTPUT})
+"""The outputs that take a whole ``outputs.json`` not keyed by them: an answer states every
+value asked, however the program laid them out."""
+
+
+def _whole(data: JsonValue, name: str) -> JsonValue | None:
+    """The one output ``name`` from an ``outputs.json`` not keyed by it: an answer's is all of
+    it (a live 1.5B goal check, twice, wrote the right count, estimate and ratio as a list
+    and as its own keys, and failed three attempts on a missing key).
+    None: another output (a value under another key may be another value), or keyed by it,
+    or empty."""
+    if name not in WHOLE or (isinstance(data, dict) and name in data):
+        return None
+    return None if data in (None, "", [], {}) else data
 
 
 def _misnamed_outputs(run: ExecutionResult, outputs: list[str]) -> dict[str, JsonValue] | None:
