@@ -37,7 +37,7 @@ from roles.settings import ResearcherSettings
 from roles.structured import AnswerShape
 from roles.worker import WorkerRole, task_header
 
-__all__ = ["Researcher"]
+__all__ = ["Researcher", "cited_source"]
 
 SYSTEM = """You are the researcher of a team of AI agents. You answer a task using the
 sources you are given (documents, lessons, search results) and your knowledge, say where
@@ -52,6 +52,15 @@ options), you may instead ask them one question: {"ask_human": "your question"}"
 NO_ANSWER = "(no answer: decide yourself)"
 
 
+def cited_source(cited: str, labels: set[str]) -> str:
+    """The source a citation names, as the prompt labels it or bare: ``[document: primes.md]``
+    and ``document: primes.md`` name ``primes.md`` (a live 1.5B researcher cited the label
+    its prompt shows, and its right answer failed the check)."""
+    text = cited.strip().strip("[]").strip()
+    label, colon, rest = text.partition(":")
+    return rest.strip() if colon and label.strip().lower() in labels else text
+
+
 def _sources_verdict(
     cited: list[str], hits: list[Hit], task_id: str, *, required: bool
 ) -> list[CheckVerdict]:
@@ -59,7 +68,8 @@ def _sources_verdict(
     at all, check nothing: a failed check when sources are required, else no check (an
     uncited answer is never a pass)."""
     read = {h.source for h in hits if h.kind != "lesson"}
-    real = [c for c in cited if c in read]
+    labels = {h.kind or "source" for h in hits}
+    real = list(dict.fromkeys(n for c in cited if (n := cited_source(c, labels)) in read))
     if not real and not required:
         return []
     what = f"it cites the documents it read: {', '.join(real)}" if real else "it cites none"
