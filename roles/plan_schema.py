@@ -94,15 +94,14 @@ def _reading_first(
     doc: dict[str, Any], roles: tuple[str, ...], most: int, optional: bool = False
 ) -> dict[str, Any]:
     """The tasks as a researcher's, then one to ``most - 1`` of the other roles (reading,
-        then computing: a live 1.5B plan free to give the researcher any task gave it the
-        counting and the comparing), the last of them giving the ``answer`` (a plan whose last
-        task gave "difference" and "closeness" answered nothing). ``optional``: the reading may
-        be left out (a replan, its reading often done: four live 1.5B replans of the quickstart
-        gave the researcher the estimate or the ratio, which it made up, and two answered with
-        no ``answer``). llama.cpp's grammar takes
-        ``prefixItems`` as the whole array (as JSON Schema does with ``items`` false), so each
-        length is one alternative. The reading's description opens with `READING_OPENS`, and it
-    gives one or two of `READING_OUTPUTS`."""
+    then computing: a live 1.5B plan free to give the researcher any task gave it the
+    counting and the comparing), the last of them giving the ``answer`` (a plan whose last
+    task gave "difference" and "closeness" answered nothing). ``optional``: the reading may
+    be left out (a replan, its reading often done: four live 1.5B replans of the quickstart
+    gave the researcher the estimate or the ratio, which it made up, and two answered with
+    no ``answer``). llama.cpp's grammar takes ``prefixItems`` as the whole array (as JSON
+    Schema does with ``items`` false), so each length is one alternative. The reading's
+    description opens with `READING_OPENS`, and it gives one or two of `READING_OUTPUTS`."""
     spec = doc["$defs"]["TaskSpec"]
     reading, after = copy.deepcopy(spec), copy.deepcopy(spec)
     reading["properties"]["role"] = {"type": "string", "enum": ["researcher"]}
