@@ -2,7 +2,8 @@
 shape in `answer`); reads documents whole when they fit one prompt, else searches them
 (`reading`); asked for evidence, quotes it in a schema that names the documents' rows and
 columns (`quoting`), and has every quote confirmed by code where it says it stands
-(`grounding`)."""
+(`grounding`) and every statement of what the documents say confirmed against them
+(`statements`)."""
 
 from roles.researcher.answer import EVIDENCE, ResearchAnswer, answer_shape
 from roles.researcher.quoting import QUOTING, evidence_shape

@@ -4,7 +4,8 @@ to the human, ask the person attached (the default answer leaves the decision to
 
 Asked for ``evidence``, it quotes what the task needs as it stands in the documents, with
 where it stands; code confirms every quote (`grounding`), and a quote that is not there goes
-back to the model once with what does stand there.
+back to the model once with what does stand there. A statement of what the documents say
+is confirmed against them the same way (`statements`).
 
 Uses: the model (and budget guard), the corpus, long-term memory and its recall count.
 """
@@ -33,6 +34,7 @@ from roles.researcher.answer import (
 from roles.researcher.grounding import ground, grounding_verdict, labels, placed
 from roles.researcher.quoting import QUOTING, evidence_shape
 from roles.researcher.reading import reading, whole
+from roles.researcher.statements import statement_problems, statement_verdict
 from roles.settings import ResearcherSettings
 from roles.structured import AnswerShape
 from roles.worker import WorkerRole, task_header
@@ -78,6 +80,13 @@ def _sources_verdict(
             kind="sources", what=what, candidate=task_id, passed=bool(real), independent=True
         )
     ]
+
+
+def _given(assignment: TaskAssignment) -> str:
+    """What a reading may state besides the documents: the goal's words and its task's (not
+    the goal's values: a live reading stated the limit given with the goal as what the
+    documents say)."""
+    return f"{assignment.goal}\n{assignment.task.description}"
 
 
 class Researcher(WorkerRole[ResearcherSettings]):
@@ -131,6 +140,8 @@ class Researcher(WorkerRole[ResearcherSettings]):
             answer = await self._grounded(answer, convo, schema, env, task.id)
             placed_quotes = [placed(q, documents)[0] for q in answer.quotes]
             answer = answer.model_copy(update={"quotes": placed_quotes})
+        elif documents:
+            answer = await self._stated(answer, convo, schema, env, assignment, documents)
         evidence: list[JsonValue] = [q.model_dump() for q in answer.quotes]
         stated: dict[str, JsonValue] = dict(answer.outputs or {})
         if answer.answer_is == "computed" and QUOTED in stated:  # nothing stated to quote
@@ -152,8 +163,11 @@ class Researcher(WorkerRole[ResearcherSettings]):
         cited = answer.sources or list(dict.fromkeys(q.source for q in answer.quotes))
         verdicts = _sources_verdict(cited, hits, task.id, required=required)
         grounding = grounding_verdict(answer.quotes, documents, task.id)
+        stands = statement_verdict(stated, documents, _given(assignment), task.id)
         if grounding is not None:
             verdicts.append(grounding)
+        elif stands is not None:
+            verdicts.append(stands)
         elif EVIDENCE in task.outputs:  # asked to quote and quoted nothing: nothing stands
             verdicts.append(
                 CheckVerdict(
@@ -209,6 +223,39 @@ class Researcher(WorkerRole[ResearcherSettings]):
             convo, schema, what="research answer", parent=env, task_id=task_id
         )
         return again if again.outputs is not None and again.quotes else answer
+
+    async def _stated(
+        self,
+        answer: ResearchAnswer,
+        convo: list[LLMMessage],
+        schema: AnswerShape[ResearchAnswer],
+        env: Envelope,
+        assignment: TaskAssignment,
+        documents: dict[str, str],
+    ) -> ResearchAnswer:
+        """The answer, asked once more when what it states does not stand in the documents
+        (`roles.researcher.statements`, what is wrong said); the second answer is kept when it
+        states what the task asks."""
+        problems = statement_problems(answer.outputs or {}, documents, _given(assignment))
+        if not problems:
+            return answer
+        convo = [
+            *convo,
+            AssistantMessage(
+                content=answer.model_dump_json(exclude_defaults=True), source=self.name
+            ),
+            UserMessage(
+                content="Code checked what you stated against the documents:\n- "
+                + "\n- ".join(problems)
+                + "\nState only what the documents say, in their own words: no value worked "
+                "out and none taken from the goal. Answer again.",
+                source="verifier",
+            ),
+        ]
+        again = await self.calls.structured(
+            convo, schema, what="research answer", parent=env, task_id=assignment.task.id
+        )
+        return again if again.outputs is not None else answer
 
     async def _ask_human(self, env: Envelope, question: str) -> str:
         """Ask the person attached; what the model is told they said."""
