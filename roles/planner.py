@@ -38,8 +38,8 @@ Use only the roles listed in the request.
 Each task has: id (a short identifier such as compute), role, description (self-contained:
 exactly what to compute, with the goal's own words and values, and what to report),
 inputs (names of values it reads: the goal's values, or outputs of tasks it depends on),
-outputs (identifiers such as total_days), depends_on (ids of tasks that must finish
-first). Every task can read the values given with the goal. The last task has an output
+outputs (snake_case identifiers, each naming the value it holds), depends_on (ids of
+tasks that must finish first). Every task can read the values given with the goal. The last task has an output
 named "answer": the final answer to the goal, one sentence that states every value the
 goal asks for.
 
