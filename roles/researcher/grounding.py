@@ -18,6 +18,7 @@ from roles.reports.tables import Table, holds, number_of, tables
 __all__ = [
     "Table",
     "ground",
+    "grounding_check",
     "grounding_verdict",
     "holds",
     "labels",
@@ -162,11 +163,15 @@ def grounding_verdict(
     if not quoted:
         return None
     problems = [p for q in quoted if (p := ground(q, documents)) is not None]
-    what = (
-        f"every quoted value stands in the documents ({len(quoted)} quoted)"
-        if not problems
-        else "quotes that do not stand in the documents: " + "; ".join(problems[:4])
-    )
+    stands = f"every quoted value stands in the documents ({len(quoted)} quoted)"
+    return grounding_check(candidate, problems, stands, "quotes that do not stand in the documents")
+
+
+def grounding_check(candidate: str, problems: list[str], stands: str, wrong: str) -> CheckVerdict:
+    """A grounding verdict: passed, saying ``stands``, when nothing is wrong; else failed,
+    saying ``wrong`` and the first problems. Never independent: that a value stands in the
+    documents does not say it answers the question."""
+    what = stands if not problems else f"{wrong}: " + "; ".join(problems[:4])
     return CheckVerdict(
         kind="grounding", what=what, candidate=candidate, passed=not problems, independent=False
     )

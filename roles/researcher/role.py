@@ -189,6 +189,27 @@ class Researcher(WorkerRole[ResearcherSettings]):
             quotes=answer.quotes,
         )
 
+    async def _again(
+        self,
+        answer: ResearchAnswer,
+        convo: list[LLMMessage],
+        schema: AnswerShape[ResearchAnswer],
+        parent: Envelope,
+        task_id: str,
+        told: str,
+    ) -> ResearchAnswer:
+        """The model's answer once more, after its first and what code found wrong in it."""
+        said = AssistantMessage(
+            content=answer.model_dump_json(exclude_defaults=True), source=self.name
+        )
+        return await self.calls.structured(
+            [*convo, said, UserMessage(content=told, source="verifier")],
+            schema,
+            what="research answer",
+            parent=parent,
+            task_id=task_id,
+        )
+
     async def _grounded(
         self,
         answer: ResearchAnswer,
@@ -206,22 +227,13 @@ class Researcher(WorkerRole[ResearcherSettings]):
         said = problems or ["no quotes were given"]
         table_labels = labels(documents)
         where = "\nThe tables' labels, as they stand:\n- " + "\n- ".join(table_labels)
-        convo = [
-            *convo,
-            AssistantMessage(
-                content=answer.model_dump_json(exclude_defaults=True), source=self.name
-            ),
-            UserMessage(
-                content="Code checked your quotes against the documents:\n- "
-                + "\n- ".join(said)
-                + (where if table_labels else "")
-                + "\nQuote every value exactly as it stands there, and answer again.",
-                source="verifier",
-            ),
-        ]
-        again = await self.calls.structured(
-            convo, schema, what="research answer", parent=env, task_id=task_id
+        told = (
+            "Code checked your quotes against the documents:\n- "
+            + "\n- ".join(said)
+            + (where if table_labels else "")
+            + "\nQuote every value exactly as it stands there, and answer again."
         )
+        again = await self._again(answer, convo, schema, env, task_id, told)
         return again if again.outputs is not None and again.quotes else answer
 
     async def _stated(
@@ -239,22 +251,13 @@ class Researcher(WorkerRole[ResearcherSettings]):
         problems = statement_problems(answer.outputs or {}, documents, _given(assignment))
         if not problems:
             return answer
-        convo = [
-            *convo,
-            AssistantMessage(
-                content=answer.model_dump_json(exclude_defaults=True), source=self.name
-            ),
-            UserMessage(
-                content="Code checked what you stated against the documents:\n- "
-                + "\n- ".join(problems)
-                + "\nState only what the documents say, in their own words: no value worked "
-                "out and none taken from the goal. Answer again.",
-                source="verifier",
-            ),
-        ]
-        again = await self.calls.structured(
-            convo, schema, what="research answer", parent=env, task_id=assignment.task.id
+        told = (
+            "Code checked what you stated against the documents:\n- "
+            + "\n- ".join(problems)
+            + "\nState only what the documents say, in their own words: no value worked "
+            "out and none taken from the goal. Answer again."
         )
+        again = await self._again(answer, convo, schema, env, assignment.task.id, told)
         return again if again.outputs is not None else answer
 
     async def _ask_human(self, env: Envelope, question: str) -> str:

@@ -15,6 +15,7 @@ from pydantic import JsonValue
 
 from bus.verdicts import CheckVerdict
 from roles.plan_schema import READING_OUTPUTS
+from roles.researcher.grounding import grounding_check
 from roles.verifier.values import numbers
 
 __all__ = ["MOST_WORDS", "STATED", "statement_problems", "statement_verdict"]
@@ -120,11 +121,6 @@ def statement_verdict(
     if not stated or not documents:
         return None
     problems = statement_problems(outputs, documents, given)
-    what = (
-        f"what it states stands in the documents ({', '.join(stated)})"
-        if not problems
-        else "statements that do not stand in the documents: " + "; ".join(problems[:4])
-    )
-    return CheckVerdict(
-        kind="grounding", what=what, candidate=candidate, passed=not problems, independent=False
-    )
+    stands = f"what it states stands in the documents ({', '.join(stated)})"
+    wrong = "statements that do not stand in the documents"
+    return grounding_check(candidate, problems, stands, wrong)
