@@ -319,9 +319,11 @@ _PLURALS = {
 
 def _alone(best: Group) -> str:
     """Why a lone view's values stand unconfirmed: no other candidate gave them, or the one
-    that did is in doubt (`roles.coder.votes.Solved.doubt`)."""
+    that did is in doubt (`roles.coder.votes.Solved.doubt`) or the same program again."""
     if best.doubts:
         return f"no other candidate that counts gave these values ({best.doubts[0]})"
+    if len(best.counted) >= 2:  # the same program again (`Group.agreeing`)
+        return "no other candidate gave these values: the one that did is the same program again"
     return "no other candidate gave these values"
 
 

@@ -384,3 +384,17 @@ async def test_a_table_reading_in_doubt_answers_but_its_agreement_verifies_nothi
     chosen = await select(draws, None, "answer", frozenset(), 2, views, 0.6)
     assert chosen.kept.outputs == {"answer": "53.7"} and chosen.confidence is not None
     assert chosen.confidence.score < 0.6
+
+
+async def test_the_same_program_twice_is_named_as_such_where_no_other_agreed() -> None:
+    code = "import datetime\nw, y = 53, 2026\nprint(w, y)"
+    draws = Draws(cand("53 and 2026", code), cand("53 and 2026", "# again\n" + code))
+    chosen = await select(draws, positive(), "answer", frozenset(), 2, PROGRAMS)
+    (agreement,) = [v for v in chosen.verdicts if v.kind == "agreement"]
+    assert not agreement.passed
+    assert agreement.what.endswith("the one that did is the same program again")
+    alone = await select(
+        Draws(cand("53", code), None), positive(), "answer", frozenset(), 2, PROGRAMS
+    )
+    (lone,) = [v for v in alone.verdicts if v.kind == "agreement"]
+    assert lone.what == "no other candidate gave these values"
