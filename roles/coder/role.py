@@ -109,10 +109,28 @@ class Coder(WorkerRole[CoderSettings]):
 
     async def _voted(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """Outputs other than the answer: checked by a second program written independently,
-        and a third to break a tie (`roles.coder.votes`)."""
+        and a third to break a tie (`roles.coder.votes`); programs left tied are kept as
+        ``level`` candidates, for the goal check to weigh (`roles.manager.final`)."""
         first = await self._solve(env, assignment, self.prompt(assignment))
         vote = await self._vote(env, assignment, first)
-        return self.done(assignment, vote.kept, note=vote.note, verdicts=[vote.verdict()])
+        result = self.done(assignment, vote.kept, note=vote.note, verdicts=[vote.verdict()])
+        return self._with_tied(result, vote)
+
+    def _with_tied(self, result: TaskResult, vote: Vote) -> TaskResult:
+        """``result`` with the programs ``vote`` left tied as its level candidates (their
+        outputs, files and the vote's verdict), for the goal check to weigh."""
+        verdict = vote.verdict()
+        level = [
+            Level(
+                outputs=other.outputs,
+                artifacts=save_artifacts(
+                    self.ctx.run_dir, f"{result.task_id}/level-{n}", other.files
+                ),
+                verdicts=[verdict.model_copy(update={"candidate": other.exec_id})],
+            )
+            for n, other in enumerate(vote.tied, 1)
+        ]
+        return result.model_copy(update={"level": level})
 
     async def _vote(self, env: Envelope, assignment: TaskAssignment, first: Solved) -> Vote:
         """``first`` checked by programs written independently (`roles.coder.votes`)."""
@@ -251,7 +269,8 @@ class Coder(WorkerRole[CoderSettings]):
             independent=True,
             evidence=[vote.kept.exec_id],
         )
-        return self.done(assignment, vote.kept, note=vote.note, verdicts=[held, vote.verdict()])
+        result = self.done(assignment, vote.kept, note=vote.note, verdicts=[held, vote.verdict()])
+        return self._with_tied(result, vote)
 
     def done(
         self,

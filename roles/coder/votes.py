@@ -66,6 +66,9 @@ class Vote:
     evidence: list[str] = field(default_factory=list)
     note: str = ""
     failure: str = ""
+    tied: list[Solved] = field(default_factory=list)
+    """Where no values were confirmed, the programs of their own that gave other values than
+    the kept one's: level with it, since the first drawn is kept only for being first."""
 
     def verdict(self) -> CheckVerdict:
         """The agreement verdict: passed when another program gave the kept values (one
@@ -103,10 +106,11 @@ async def voted(
         note = f"{CHECK_NOTE} {ANOTHER_WAY}"
         candidates = [first]
     why = f"programs disagree: {differ}" if differ else "its check program failed"
+    tied = [second] if differ else []
     try:
         third = await solve(note)
     except TaskFailed as exc:
-        return Vote(first, note=why, failure=str(exc))
+        return Vote(first, note=why, failure=str(exc), tied=tied)
     if vote := _confirmed(candidates, third, quoted):
         return vote
     if differ and any(_echoes(third, kept, quoted) for kept in candidates):
@@ -114,11 +118,14 @@ async def voted(
         try:
             fourth = await solve(f"{note} {ANOTHER_WAY}")
         except TaskFailed as exc:
-            return Vote(first, note=why, failure=str(exc))
+            return Vote(first, note=why, failure=str(exc), tied=tied)
         if vote := _confirmed(candidates, fourth, quoted, programs="four"):
             return vote
+        third = fourth
     why = f"three programs disagree: {differ}" if differ else "no independent check agreed"
-    return Vote(first, note=why)
+    if not any(_echoes(third, c, quoted) for c in [first, *tied]):
+        tied.append(third)
+    return Vote(first, note=why, tied=tied)
 
 
 def _short(value: JsonValue, most: int = 100) -> str:

@@ -15,7 +15,7 @@ from roles.budget import BudgetTracker
 from roles.manager.ledger import Ledger
 from roles.manager.scheduler import Scheduler, TaskState
 from roles.verifier.confidence import apart
-from roles.verifier.goal_check import GOAL_CHECK, OUTPUT, covers, standing
+from roles.verifier.goal_check import GOAL_CHECK, OUTPUT, GoalCheck, covers, standing
 from roles.verifier.rule import unverified_reason, verdict_of
 
 __all__ = [
@@ -181,21 +181,21 @@ def _confirmed_instead(
     ledger: Ledger,
     scheduler: Scheduler | None,
     answer: str | None,
-    goal_check: tuple[str, JsonValue, list[CheckVerdict]],
+    goal_check: GoalCheck,
     checker: str,
 ) -> tuple[str, list[str], Verdict] | None:
     """Where the plan's answer is not verified (or there is none), a verified one instead:
     the values the plan computed for its last task, when the goal check confirms them all
     (its last task misstated them); else the goal check's own answer, when a second program
     gave it too (`roles.verifier.goal_check.standing`). None: neither holds."""
-    goal, independent, shown = goal_check
+    goal, independent = goal_check.goal, goal_check.independent
     given, upstream = given_to_answer(ledger.completed, scheduler)
     if given is not None and covers(given, independent, goal):
         checked = _with_grounding(ledger, scheduler, upstream)
         if (held := verdict_of(given, upstream, checked, goal_check)).verified:
             return given, upstream, held
     # two programs answering the goal as stated stand against the plan's one
-    stood = standing(answer, independent, shown, goal)
+    stood = standing(answer, independent, goal_check.shown, goal)
     if stood is None:
         return None
     verdict = Verdict(verified=True, checks=[stood.what], evidence=stood.evidence, verdicts=[stood])
@@ -218,7 +218,7 @@ def _level_picked(
     ledger: Ledger,
     scheduler: Scheduler | None,
     sources: list[str],
-    goal_check: tuple[str, JsonValue, list[CheckVerdict]],
+    goal_check: GoalCheck,
 ) -> _Picked | None:
     """Where the answer is not verified, the first candidate a source task found level with
     the one it kept (`bus.verdicts.Level`: no group of values was ahead) that the goal check
@@ -266,7 +266,8 @@ def final_message(
         checker = GOAL_CHECK
     if checker:
         independent = ledger.completed.get(checker, {}).get(OUTPUT)
-        goal_check = (goal, independent, ledger.checked.get(checker, []))
+        tied = [level.outputs.get(OUTPUT) for level in ledger.level.get(checker, [])]
+        goal_check = GoalCheck(goal, independent, ledger.checked.get(checker, []), tied)
     verdict = verdict_of(answer, sources, _with_grounding(ledger, scheduler, sources), goal_check)
     artifacts, confidence = ledger.artifacts, ledger.confidence
     if not verdict.verified and status in ("succeeded", "failed") and goal_check is not None:

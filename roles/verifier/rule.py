@@ -5,10 +5,8 @@ function of these typed verdicts, never of a sentence or a task id."""
 
 from __future__ import annotations
 
-from pydantic import JsonValue
-
 from bus.verdicts import CheckVerdict, Verdict
-from roles.verifier.goal_check import judged
+from roles.verifier.goal_check import GoalCheck, judged
 
 __all__ = ["unverified_reason", "verdict_of"]
 
@@ -17,22 +15,20 @@ def verdict_of(
     answer: str | None,
     sources: list[str],
     checked: dict[str, list[CheckVerdict]],
-    goal_check: tuple[str, JsonValue, list[CheckVerdict]] | None = None,
+    goal_check: GoalCheck | None = None,
 ) -> Verdict:
     """Whether the answer is verified, by one rule for every plan shape: there is an answer,
     no check of it failed, and at least one check written without seeing it passed. The
     checks are the verdicts of the tasks it comes from and, for a plan given the goal check
-    (``goal_check``: the goal, the independent answer or None, that task's verdicts), the
-    goal check's agreement with it. A task's failed agreement (its own candidates gave other
+    (``goal_check``), the goal check's agreement with it. A task's failed agreement (its own candidates gave other
     values) is answered when the goal check agrees: that is another candidate giving them."""
     if answer is None or not answer.strip():
         return Verdict(verified=False, checks=["no task produced an answer to the goal"])
     verdicts: list[CheckVerdict] = []
     agreed = False
     if goal_check is not None:
-        goal, independent, shown = goal_check
-        agreed, said = judged(answer, independent, goal)
-        evidence = [e for v in shown for e in v.evidence] if agreed else []
+        agreed, said = judged(answer, goal_check)
+        evidence = [e for v in goal_check.shown for e in v.evidence] if agreed else []
         verdicts.append(
             CheckVerdict(
                 kind="goal_check",

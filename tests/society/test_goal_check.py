@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from .conftest import RunYaml, payloads
-from .test_real_work import A_COUNT, DAYS, DAYS_OTHER, WRONG, coded
+from .test_real_work import A_COUNT, DAYS, DAYS_OTHER, OTHER_WRONG, WRONG, coded
 
 pytestmark = [pytest.mark.docker, pytest.mark.nats, pytest.mark.timeout(120)]
 
@@ -44,18 +44,20 @@ def two_tasks(
     check_other: str = "",
     say: tuple[str, str] = (SAY, SAY_OTHER),
     count: tuple[str, str] = (DAYS, DAYS_OTHER),
+    check_third: str = "",
 ) -> str:
     """A two-task plan whose answer (``output``) is only passed on by its last task, with the
     manager's goal check on; ``check`` is the program that answers the whole goal on its own
-    (and ``check_other`` its second program; none: it repeats ``check``); ``say`` and
-    ``count`` are the two tasks' two programs each.
+    (``check_other`` its second program, none: it repeats ``check``; ``check_third`` the one
+    it asks for when the two disagree); ``say`` and ``count`` are the two tasks' two programs
+    each.
     The script takes the live path: each task's second program (its independent check) and,
     for a task giving ``answer``, the verifier's statement before the candidates."""
     count_first, count_other = (p.replace('"answer"', '"days"') for p in count)
     say_first, say_other = (p.replace('"answer"', f'"{output}"') for p in say)
-    checks = (
-        [("(?s)independent check of the team.*of a teammate", check_other)] if check_other else []
-    )
+    checks = [("(?s)independent check of the team.*disagree", check_third)] if check_third else []
+    if check_other:
+        checks.append(("(?s)independent check of the team.*of a teammate", check_other))
     coder = coded(
         ("(?s)Count the days.*independent check of a teammate", count_other),
         ("Count the days", count_first),
@@ -143,6 +145,28 @@ async def test_two_programs_answering_the_whole_goal_stand_against_a_plan_that_m
     assert final.verdict is not None
     (stood,) = final.verdict.verdicts
     assert stood.kind == "goal_check" and "the plan's answer '-9 days' disagrees" in stood.what
+
+
+async def test_a_goal_check_left_tied_confirms_the_plan_by_the_program_that_gave_its_values(
+    run_yaml: RunYaml,
+) -> None:
+    # live 1.5B quickstart (a494e22): the goal check kept its first program's 1085.0 and lost
+    # its second's 1085.74, the plan's right value; the run ended unverified
+    checks = (WRONG, DAYS_OTHER, OTHER_WRONG)
+    first, other, third = (p.replace('"answer"', '"independent_answer"') for p in checks)
+    text = two_tasks(first, check_other=other, check_third=third)
+    outcome = await run_yaml(text)
+    final = outcome.final
+    assert final is not None and final.status == "succeeded", final
+    assert final.answer == "319 days"  # the plan's own answer
+    assert final.verdict is not None
+    assert final.verdict.checks[0] == (
+        "goal_check: its programs answering the whole goal on their own disagreed, and one "
+        "of them gives these values"
+    )
+    (checked,) = [r for r in payloads(outcome, "result") if r.task_id == "goal_check"]
+    assert len(checked.level) == 2  # its second and third programs, each of its own
+    assert [v.passed for v in checked.verdicts if v.kind == "agreement"] == [False]
 
 
 async def test_a_plan_whose_last_output_is_not_named_answer_is_still_checked_as_a_whole(

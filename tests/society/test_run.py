@@ -354,11 +354,16 @@ def _first_candidate_disagreeing() -> str:
 async def test_a_candidate_that_disagrees_leaves_the_run_unverified(
     run_yaml: RunYaml,
 ) -> None:
-    # the goal check a third ratio too: the path a live run takes, so nothing verifies it
-    disagreeing = _first_candidate_disagreeing().replace(
-        "len(primes) / estimate:.3f", "len(primes) / estimate / 3:.3f"
+    # the goal check's two programs other ratios again: the path a live run takes, so nothing
+    # verifies it (one of the goal check's programs giving the kept ratio would: see
+    # tests/society/test_goal_check.py)
+    disagreeing = (
+        _first_candidate_disagreeing()
+        .replace("len(primes) / estimate:.3f", "len(primes) / estimate / 3:.3f")
+        .replace("ratio {count / estimate:.3f}", "ratio {count / estimate / 4:.3f}")
     )
     assert disagreeing.count("/ 2") == 1 and disagreeing.count("/ 3:") == 1
+    assert disagreeing.count("/ 4:") == 1
     outcome = await run_yaml(disagreeing)
     assert outcome.exit_code == 1
     assert outcome.final is not None and outcome.final.status == "unverified"

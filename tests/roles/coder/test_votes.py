@@ -104,3 +104,24 @@ async def test_a_third_that_decides_nothing_without_echoing_asks_no_fourth() -> 
     programs = Programs(EXACT, third)
     vote = await voted(ESTIMATE, programs, frozenset())
     assert not vote.checks and len(programs.notes) == 2
+
+
+async def test_programs_left_tied_are_named_with_the_one_kept() -> None:
+    # live 1.5B quickstart (a494e22): the goal check kept 1085.0; its second program's 1085.74
+    # was what the plan's right answer gave, and was lost with nothing to weigh it
+    third = solved(1229, "print(1229)", "e3")
+    vote = await voted(ESTIMATE, Programs(EXACT, third), frozenset())
+    assert vote.kept is ESTIMATE and [t.exec_id for t in vote.tied] == ["e2", "e3"]
+    echo = solved(1085.74, "# check\n" + EXACT.code, "e3")
+    fourth = solved(1229, "print(1229)", "e4")
+    vote = await voted(ESTIMATE, Programs(EXACT, echo, fourth), frozenset())
+    assert [t.exec_id for t in vote.tied] == ["e2", "e4"]  # an echo is no program of its own
+
+
+async def test_a_decided_vote_leaves_nothing_tied() -> None:
+    second = solved(
+        24, "print(len([n for n in range(3, 100) if all(n % d for d in range(2, n))]))", "e2"
+    )
+    third = solved(24, "import sympy\nprint(len(list(sympy.primerange(3, 100))))", "e3")
+    vote = await voted(FIRST, Programs(second, third), frozenset())
+    assert vote.checks and vote.tied == []

@@ -1,10 +1,12 @@
 """The rule that decides `succeeded`, on verdicts made by hand (no Docker, no NATS): an
 answer is verified only when no check of it failed and a check written without seeing it
-passed; agreement alone is not independent; the goal check must agree."""
+passed; agreement alone is not independent; the goal check must agree, by the program it
+kept or, where its programs were left tied, by one of them."""
 
 from __future__ import annotations
 
 from bus.verdicts import CheckVerdict
+from roles.verifier.goal_check import GoalCheck
 from roles.verifier.rule import unverified_reason, verdict_of
 
 
@@ -44,22 +46,36 @@ def test_only_the_answers_own_tasks_count() -> None:
 def test_the_goal_check_must_agree() -> None:
     checked = {"t": [v("property", True, True)]}
     held = verdict_of(
-        "There are 25 primes", ["t"], checked, ("How many primes below 100?", "25", [])
+        "There are 25 primes", ["t"], checked, GoalCheck("How many primes below 100?", "25")
     )
     assert held.verified
-    differs = verdict_of("There are 25 primes", ["t"], checked, ("How many primes?", "24", []))
+    differs = verdict_of("There are 25 primes", ["t"], checked, GoalCheck("How many primes?", "24"))
     assert not differs.verified
-    missing = verdict_of("25", ["t"], checked, ("goal", None, []))
+    missing = verdict_of("25", ["t"], checked, GoalCheck("goal", None))
     assert not missing.verified
 
 
 def test_a_tasks_failed_agreement_is_answered_by_the_goal_check_agreeing() -> None:
     checked = {"t": [v("agreement", False, False), v("property", True, True)]}
     goal = "Count the primes below 100 and their share of 100."
-    held = verdict_of("25 primes, 0.25 of them", ["t"], checked, (goal, "25 and 0.25", []))
+    held = verdict_of("25 primes, 0.25 of them", ["t"], checked, GoalCheck(goal, "25 and 0.25"))
     assert held.verified
     assert any("goal check's own program" in c for c in held.checks)
     # the goal check disagreeing leaves the failure standing, and so does a failed property
-    assert not verdict_of("25 primes", ["t"], checked, (goal, "24", [])).verified
+    assert not verdict_of("25 primes", ["t"], checked, GoalCheck(goal, "24")).verified
     broken = {"t": [v("agreement", False, False), v("property", False, True)]}
-    assert not verdict_of("25 primes", ["t"], broken, (goal, "25", [])).verified
+    assert not verdict_of("25 primes", ["t"], broken, GoalCheck(goal, "25")).verified
+
+
+def test_a_goal_check_left_tied_agrees_by_any_of_its_programs() -> None:
+    checked = {"t": [v("agreement", True, False)]}
+    goal = "Count the primes below 10000 and estimate them by x / ln x."
+    plan = "1229 primes; the estimate is 1085.74; the ratio 1.132"
+    kept, other = "1229 and 1085.0, ratio 1.1327", "1229 primes, estimated 1085.7362"
+    assert not verdict_of(plan, ["t"], checked, GoalCheck(goal, kept)).verified
+    held = verdict_of(plan, ["t"], checked, GoalCheck(goal, kept, tied=[other]))
+    assert held.verified
+    assert any("disagreed, and one of them gives these values" in c for c in held.checks)
+    # a tied program the plan does not agree with, or none at all, confirms nothing
+    assert not verdict_of(plan, ["t"], checked, GoalCheck(goal, kept, tied=["1230"])).verified
+    assert not verdict_of(plan, ["t"], checked, GoalCheck(goal, kept, tied=[None, ""])).verified
