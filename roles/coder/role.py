@@ -41,7 +41,7 @@ from roles.coder.quotation import (
 )
 from roles.coder.select import View, select
 from roles.coder.solve import Program, solve
-from roles.coder.votes import Solved, Vote, voted
+from roles.coder.votes import Solved, Vote, tied_level, voted
 from roles.context import RoleContext
 from roles.errors import ModelAnswerError, TaskFailed
 from roles.execution import CodeRunner, ExecutionResult, to_payload
@@ -114,23 +114,9 @@ class Coder(WorkerRole[CoderSettings]):
         first = await self._solve(env, assignment, self.prompt(assignment))
         vote = await self._vote(env, assignment, first)
         result = self.done(assignment, vote.kept, note=vote.note, verdicts=[vote.verdict()])
-        return self._with_tied(result, vote)
-
-    def _with_tied(self, result: TaskResult, vote: Vote) -> TaskResult:
-        """``result`` with the programs ``vote`` left tied as its level candidates (their
-        outputs, files and the vote's verdict), for the goal check to weigh."""
-        verdict = vote.verdict()
-        level = [
-            Level(
-                outputs=other.outputs,
-                artifacts=save_artifacts(
-                    self.ctx.run_dir, f"{result.task_id}/level-{n}", other.files
-                ),
-                verdicts=[verdict.model_copy(update={"candidate": other.exec_id})],
-            )
-            for n, other in enumerate(vote.tied, 1)
-        ]
-        return result.model_copy(update={"level": level})
+        return result.model_copy(
+            update={"level": tied_level(vote, self.ctx.run_dir, result.task_id)}
+        )
 
     async def _vote(self, env: Envelope, assignment: TaskAssignment, first: Solved) -> Vote:
         """``first`` checked by programs written independently (`roles.coder.votes`)."""
@@ -270,7 +256,9 @@ class Coder(WorkerRole[CoderSettings]):
             evidence=[vote.kept.exec_id],
         )
         result = self.done(assignment, vote.kept, note=vote.note, verdicts=[held, vote.verdict()])
-        return self._with_tied(result, vote)
+        return result.model_copy(
+            update={"level": tied_level(vote, self.ctx.run_dir, result.task_id)}
+        )
 
     def done(
         self,

@@ -13,15 +13,17 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from pydantic import JsonValue
 
-from bus.verdicts import CheckVerdict
+from bus.verdicts import CheckVerdict, Level
+from roles.coder.artifacts import save_artifacts
 from roles.coder.program_checks import same_program
 from roles.errors import TaskFailed
 from roles.verifier.agreement import agree, disagreements
 
-__all__ = ["ANOTHER_WAY", "CHECK_NOTE", "Solved", "Vote", "voted"]
+__all__ = ["ANOTHER_WAY", "CHECK_NOTE", "Solved", "Vote", "tied_level", "voted"]
 
 CHECK_NOTE = (
     "Solve this task on your own, as an independent check of a teammate's work: compute "
@@ -126,6 +128,20 @@ async def voted(
     if not any(_echoes(third, c, quoted) for c in [first, *tied]):
         tied.append(third)
     return Vote(first, note=why, tied=tied)
+
+
+def tied_level(vote: Vote, run_dir: Path, task_id: str) -> list[Level]:
+    """The programs ``vote`` left tied, as its task's level candidates (their outputs, files
+    saved beside the kept one's, and the vote's verdict), for the goal check to weigh."""
+    verdict = vote.verdict()
+    return [
+        Level(
+            outputs=other.outputs,
+            artifacts=save_artifacts(run_dir, f"{task_id}/level-{n}", other.files),
+            verdicts=[verdict.model_copy(update={"candidate": other.exec_id})],
+        )
+        for n, other in enumerate(vote.tied, 1)
+    ]
 
 
 def _short(value: JsonValue, most: int = 100) -> str:
