@@ -157,6 +157,11 @@ class CoderSettings(RoleSettings):
     goals Qwen2.5-Coder-1.5B's prose answer was right on none (it miscounts what its programs
     compute), so at that size it would only cost calls and veto right answers; a view for a
     model that reasons in words as well as it codes."""
+    plain: bool = False
+    """With ``cross_check``, for a task whose one output is the ``answer`` (prose off): the
+    second view is a program asked as a person asks a general assistant — the goal, its
+    values as the program's first lines, no team conventions (`roles.coder.plain`) — so
+    that the cheapest pair is two requests that fail differently, not two drafts of one."""
     candidate_attempts: int = Field(default=2, ge=1, le=20)
     """Runs per candidate (the first try plus fixes): a candidate that keeps failing gives
     way to a fresh one rather than being repaired again."""

@@ -46,16 +46,32 @@ class Group:
         """The view of each member, in the order drawn."""
         return [m.view for m in self.members]
 
+    def _view(self, m: Solved) -> str:
+        """``m``'s view as evidence: a plain program that is the same computation as a
+        program of the team's drawn before it is that program again, not a view of its own."""
+        if m.view != "plain":
+            return m.view
+        before = self.members[: self.members.index(m)]
+        if any(d.view == "program" and same_program(m.code, d.code) for d in before):
+            return "program"
+        return m.view
+
     @property
     def counted(self) -> list[str]:
         """The views that count as evidence, in the order drawn: all but the sentence's,
         unless the goal asks for text, and any member's in doubt (`Solved.doubt`)."""
-        return [m.view for m in self._counting()]
+        return [self._view(m) for m in self._counting()]
 
     @property
     def kinds(self) -> int:
         """How many different views that count agree."""
         return len(set(self.counted))
+
+    @property
+    def representations(self) -> int:
+        """How many different representations that count agree: a program asked as a person
+        asks it is a program still (a trivial value needs a program and a worked answer)."""
+        return len({"program" if v == "plain" else v for v in self.counted})
 
     @property
     def answering(self) -> int:
@@ -77,7 +93,9 @@ class Group:
         twice)."""
         distinct: list[Solved] = []
         for m in self._counting():
-            if not any(m.view == d.view and same_program(m.code, d.code) for d in distinct):
+            if not any(
+                self._view(m) == self._view(d) and same_program(m.code, d.code) for d in distinct
+            ):
                 distinct.append(m)
         return len(distinct)
 

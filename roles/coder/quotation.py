@@ -19,7 +19,7 @@ from bus.evidence import EVIDENCE, QUOTED, READING
 from bus.payloads import TaskAssignment, TaskResult
 from roles.coder import prose
 from roles.coder.prose import STEPS_FIRST
-from roles.coder.select import PROGRAMS, VARIANTS, VIEWS, View
+from roles.coder.select import PLAIN_FIRST, PROGRAMS, VARIANTS, VIEWS, View
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
 from roles.reports.cells import doubted, from_table
@@ -190,15 +190,22 @@ def table_candidate(assignment: TaskAssignment, documents: Mapping[str, str]) ->
 
 
 def views_for(
-    assignment: TaskAssignment, prose_on: bool, documents: Mapping[str, str] | None = None
+    assignment: TaskAssignment,
+    prose_on: bool,
+    documents: Mapping[str, str] | None = None,
+    plain_on: bool = False,
 ) -> tuple[View, ...]:
     """The views a task's answer is drawn through: a reading's (`reading_views`: prose apart
-    from it, always); programs and a worked answer with the coder's prose on; else programs."""
+    from it, always); programs and a worked answer with the coder's prose on; the team's
+    program and a plain one first with its ``plain`` on (`roles.coder.plain`); else
+    programs."""
     if assignment.task.outputs != ["answer"]:
         return PROGRAMS
     if from_reading(assignment):
         return reading_views(assignment, documents)
-    return VIEWS if prose_on else PROGRAMS
+    if prose_on:
+        return VIEWS
+    return PLAIN_FIRST if plain_on else PROGRAMS
 
 
 def scaled(

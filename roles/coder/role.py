@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from autogen_core.models import LLMMessage, UserMessage
 from pydantic import JsonValue
@@ -27,6 +27,7 @@ from roles.coder.checks import checks_for
 from roles.coder.function_task import by_drafts
 from roles.coder.instructions import SYSTEM, task_request, with_libraries
 from roles.coder.missing_imports import with_imports
+from roles.coder.plain import plain_request
 from roles.coder.quotation import (
     by_quotation,
     prose_request,
@@ -157,6 +158,11 @@ class Coder(WorkerRole[CoderSettings]):
                 return sentence_candidate(assignment, self.documents)
             if view.kind == "table":
                 return table_candidate(assignment, self.documents)
+            if view.kind == "plain":
+                described = self.deps.libraries.described() if self.deps.libraries else None
+                asked = plain_request(assignment, self.documents, described)
+                solved = await self._solve(env, assignment, asked, self.settings.candidate_attempts)
+                return replace(solved, view="plain")
             if view.kind == "prose":
                 asked = prose_request(assignment, self.documents, view.note)
                 solved = prose.worked(await ask(asked))
@@ -167,7 +173,7 @@ class Coder(WorkerRole[CoderSettings]):
             solved = await self._solve(env, assignment, convo, self.settings.candidate_attempts)
             return scaled(solved, kind, assignment, self.documents)
 
-        views = views_for(assignment, self.settings.prose, self.documents)
+        views = views_for(assignment, self.settings.prose, self.documents, self.settings.plain)
         chosen = await select(
             draw,
             judge,

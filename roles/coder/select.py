@@ -32,6 +32,7 @@ from roles.verifier.values import numbers
 
 __all__ = [
     "FREE",
+    "PLAIN_FIRST",
     "PROGRAMS",
     "VARIANTS",
     "VIEWS",
@@ -57,12 +58,13 @@ other words draw another program."""
 
 @dataclass(frozen=True)
 class View:
-    """One way of drawing a candidate: its kind (``program``, ``prose``; ``quotation``: the
+    """One way of drawing a candidate: its kind (``program``, ``prose``; ``plain``: a program
+    asked as a person asks it, `roles.coder.plain`; ``quotation``: the
     researcher's quotation of the answer; ``sentence``: the report's sentence the goal matches
     best; ``table``: the arithmetic the goal's words ask of the report's table, worked by
     code — none of these three makes a call) and what its request adds."""
 
-    kind: Literal["program", "prose", "quotation", "sentence", "table"]
+    kind: Literal["program", "plain", "prose", "quotation", "sentence", "table"]
     note: str = ""
 
 
@@ -79,6 +81,11 @@ second prose answer."""
 
 PROGRAMS: tuple[View, ...] = tuple(v for v in VIEWS if v.kind == "program")
 """The views when prose is not asked for (a task with outputs other than the answer)."""
+
+PLAIN_FIRST: tuple[View, ...] = (PROGRAMS[0], View("plain"), *PROGRAMS[1:])
+"""With the coder's ``plain`` on, for a task whose one output is the answer: the team's
+program and one asked as a person asks it are the cheapest pair, then programs asked other
+ways."""
 
 FREE = frozenset({"quotation", "sentence", "table"})
 """The views drawn with no model call: they do not count against the candidates drawn."""
@@ -109,10 +116,12 @@ class Selection:
 
 def _ahead(best: Group, output: str, quoted: frozenset[float]) -> bool:
     """Whether ``best`` is clearly ahead: two views agree on it, or two computations of their
-    own of one view do and its value may pass on one view."""
-    if best.kinds >= 2:
+    own of one view do, and its value may pass on one view — else (a trivial value, or the
+    goal's own) only two representations (a program and a worked answer) do."""
+    found = not needs_views(answer_of(best.kept, output), quoted)
+    if best.kinds >= 2 and (found or best.representations >= 2):
         return True
-    return best.agreeing >= 2 and not needs_views(answer_of(best.kept, output), quoted)
+    return best.agreeing >= 2 and found
 
 
 async def select(
@@ -303,6 +312,7 @@ def _too_unsure(best: Group, confidence: Confidence, least: float) -> CheckVerdi
 
 _NAMES = {
     "program": "a program",
+    "plain": "a program asked as a person asks it",
     "prose": "a worked answer in prose",
     "quotation": "the researcher's quotation",
     "sentence": "the report's sentence the goal matches best",
@@ -310,6 +320,7 @@ _NAMES = {
 }
 _PLURALS = {
     "program": "programs",
+    "plain": "programs asked as a person asks",
     "prose": "worked answers in prose",
     "quotation": "quotations",
     "sentence": "sentences",
@@ -365,7 +376,7 @@ def _verdicts(
         )
     verdicts = [agreed]
     trivial = needs_views(answer_of(kept, output), quoted)
-    if trivial and best.kinds < 2:
+    if trivial and best.representations < 2:
         verdicts.append(
             CheckVerdict(
                 kind="views",
@@ -397,6 +408,6 @@ def _verdicts(
     )
     if not passed:
         return verdicts, f"it fails the verifier's check ({message})"
-    if trivial and best.kinds < 2:
+    if trivial and best.representations < 2:
         return verdicts, trivial
     return verdicts, "" if agreed.passed else "no second candidate agreed"

@@ -8,6 +8,7 @@ the cheapest strong signal of a right answer). So the score ranks by the views t
 then by the answer's share of every candidate drawn:
 
 - two views agree: 0.6 + 0.4 x share;
+- a program and a plain program agree (`PROGRAM_REQUESTS`), and nothing else: 0.45 + 0.35 x share;
 - two drafts of one view agree: 0.3 + 0.3 x share;
 - a view worked by code from the documents alone (`CODE_VIEWS`): 0.25 + 0.3 x share;
 - nothing agrees: 0.3 x share;
@@ -27,7 +28,16 @@ from pydantic import JsonValue
 from bus.verdicts import Confidence
 from roles.verifier.values import numbers
 
-__all__ = ["APART_VIEWS", "CODE_VIEWS", "TWO_VIEWS", "apart", "needs_views", "score_of", "weight"]
+__all__ = [
+    "APART_VIEWS",
+    "CODE_VIEWS",
+    "PROGRAM_REQUESTS",
+    "TWO_VIEWS",
+    "apart",
+    "needs_views",
+    "score_of",
+    "weight",
+]
 
 TWO_VIEWS = 0.6
 """The lowest score two agreeing views give (and the highest anything less gives)."""
@@ -38,6 +48,11 @@ the question asks, `roles.reports.cells`): alone, surer than a lone model view �
 TAT-QA dev it is right on 82 % of the questions it answers, where a 1.5B answer no other
 view agreed with was right on 3 of 34 arithmetic questions in the TAT-QA results so far —
 and still short of the 0.6 two views give."""
+
+PROGRAM_REQUESTS = frozenset({"program", "plain"})
+"""A program of the team's and one asked as a person asks it (`roles.coder.plain`): two
+requests that fail differently, of one representation — surer than two drafts of one
+request, less sure than a program and a worked answer."""
 
 APART_VIEWS = frozenset({"prose", "sentence", "table"})
 """Views drawn from the documents alone, never shown the researcher's reading: a worked
@@ -79,7 +94,9 @@ def score_of(
     total = weight(kept) + sum(weight(v) for _, v in others)
     share = weight(kept) / total if total else 0.0
     kinds = list(dict.fromkeys(kept))
-    if len(kinds) >= 2:
+    if set(kinds) == PROGRAM_REQUESTS:
+        score = 0.45 + 0.35 * share
+    elif len(kinds) >= 2:
         score = TWO_VIEWS + 0.4 * share
     elif agreeing_drafts >= 2:
         score = 0.3 + 0.3 * share
