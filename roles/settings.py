@@ -161,7 +161,11 @@ class CoderSettings(RoleSettings):
     """With ``cross_check``, for a task whose one output is the ``answer`` (prose off): the
     second view is a program asked as a person asks a general assistant — the goal, its
     values as the program's first lines, no team conventions (`roles.coder.plain`) — so
-    that the cheapest pair is two requests that fail differently, not two drafts of one."""
+    that the cheapest pair is two requests that fail differently, not two drafts of one. On
+    with the verifier's ``min_confidence`` at 0.7 in the dev suite (set on train: the
+    pair's agreement alone was right far more often than the rest that passed); off by
+    default until val confirms it, as without that threshold it passes more wrong answers
+    as well as right ones."""
     candidate_attempts: int = Field(default=2, ge=1, le=20)
     """Runs per candidate (the first try plus fixes): a candidate that keeps failing gives
     way to a fresh one rather than being repaired again."""

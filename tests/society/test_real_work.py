@@ -61,13 +61,17 @@ def coded(*coder: tuple[str | None, str]) -> list[str]:
 
 
 def scenario(
-    *coder: tuple[str | None, str], cross_check: bool = True, verifier: str = A_COUNT
+    *coder: tuple[str | None, str],
+    cross_check: bool = True,
+    verifier: str = A_COUNT,
+    plain: bool = False,
 ) -> str:
     """A one-task plan that names no input (the task still gets the goal's values: the
     planner is asked for it, ``one_task_first`` off) and the coder's answers: (pattern or
     None, program); with ``cross_check``, first the verifier's statement of what a right
     answer must be (a YAML mapping, or text that is none), the first answer without a
-    pattern, as the verifier is asked first."""
+    pattern, as the verifier is asked first; ``plain``: the coder's plain view is drawn
+    second (off: these runs are about programs of the team's own request)."""
     answers = []
     if cross_check:
         if verifier == UNSTATED:
@@ -84,7 +88,7 @@ goal:
 models: {{default: {{provider: scripted}}}}
 roles:
   planner: {{one_task_first: false}}
-  coder: {{cross_check: {str(cross_check).lower()}}}
+  coder: {{cross_check: {str(cross_check).lower()}, plain: {str(plain).lower()}}}
 sandbox: {{timeout_s: 20, pool_size: 1}}
 budgets: {{wall_s: 120, replans: 0}}
 script:
@@ -185,6 +189,37 @@ async def test_the_same_program_twice_is_one_computation(run_yaml: RunYaml) -> N
     (agreement,) = [v for v in final.verdict.verdicts if v.kind == "agreement"]
     assert agreement.what == "count: 2 candidate programs, each drawn apart, gave these values"
     assert len(agreement.evidence) == 3  # three programs, two computations
+
+
+PLAIN_DAYS = """
+from datetime import date
+start = "2024-03-14"
+end = "2025-01-27"
+print(f"{(date.fromisoformat(end) - date.fromisoformat(start)).days} days")
+"""
+
+
+async def test_a_program_asked_plainly_that_agrees_is_a_second_view(run_yaml: RunYaml) -> None:
+    # the team's program, then one asked as a person asks it: two views, no third drawn
+    outcome = await run_yaml(
+        scenario(("must begin with these lines", PLAIN_DAYS), (None, DAYS), plain=True)
+    )
+    final = outcome.final
+    assert final is not None and final.status == "succeeded", final
+    assert final.answer == "319 days"
+    assert kinds(final) == {"views": True, "property": True}
+    assert final.verdict is not None and final.verdict.confidence is not None
+    assert final.verdict.confidence.views == ["program", "plain"]
+    calls = [
+        r.envelope
+        for r in records(outcome)
+        if r.envelope
+        and r.envelope.payload.type == "usage"
+        and r.envelope.payload.kind == "model"
+        and r.envelope.sender.startswith("coder")
+    ]
+    assert len(calls) == 3  # the verifier's statement and the two programs
+    assert len(payloads(outcome, "exec_request")) == 3  # two candidates, one check run
 
 
 LITERAL = """

@@ -92,6 +92,7 @@ async def test_two_programs_that_agree_and_pass_the_check_are_verified(tmp_path:
         tmp_path,
         cross_check=True,
         prose=False,
+        plain=False,
     )
     result = await work(role, assignment(["answer"]))
     assert result.outputs == {"answer": 25}

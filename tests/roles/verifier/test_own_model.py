@@ -38,7 +38,7 @@ async def test_the_verifier_states_its_check_on_its_own_model(tmp_path: Path) ->
     ctx = RoleContext(
         "r1",
         ConnectOptions.from_url("nats://127.0.0.1:1"),
-        CoderSettings(),
+        CoderSettings(plain=False),  # the second program is the team's own request
         run_dir=tmp_path,
         deps=deps,
     )
