@@ -21,6 +21,7 @@ from pydantic import JsonValue
 
 from bus.payloads import TaskAssignment
 from roles.program import quoted_documents
+from sandbox.manifest import Manifest
 
 __all__ = ["PLAIN_SYSTEM", "plain_request"]
 
@@ -44,7 +45,7 @@ def _line(name: str, value: JsonValue) -> str:
 
 
 def plain_request(
-    assignment: TaskAssignment, documents: Mapping[str, str], libraries: str | None
+    assignment: TaskAssignment, documents: Mapping[str, str], libraries: Manifest | None
 ) -> list[LLMMessage]:
     """The plain view's messages for ``assignment``: its goal (and the task, when the task is
     not the goal itself), its values as the program's first lines, and its documents."""
@@ -64,5 +65,5 @@ def plain_request(
     parts += quoted_documents(dict(documents), DOCUMENT_CHARS)
     system = PLAIN_SYSTEM
     if libraries is not None:
-        system += f" Python has {libraries}; nothing else can be installed."
+        system += f" Python has {libraries.described()}; nothing else can be installed."
     return [SystemMessage(content=system), UserMessage(content="\n\n".join(parts), source="user")]

@@ -158,20 +158,18 @@ class Coder(WorkerRole[CoderSettings]):
                 return sentence_candidate(assignment, self.documents)
             if view.kind == "table":
                 return table_candidate(assignment, self.documents)
-            if view.kind == "plain":
-                described = self.deps.libraries.described() if self.deps.libraries else None
-                asked = plain_request(assignment, self.documents, described)
-                solved = await self._solve(env, assignment, asked, self.settings.candidate_attempts)
-                return replace(solved, view="plain")
             if view.kind == "prose":
                 asked = prose_request(assignment, self.documents, view.note)
                 solved = prose.worked(await ask(asked))
                 if (in_words := worded(solved, assignment, self.documents)) is not solved:
                     return in_words
                 return scaled(solved, kind, assignment, self.documents)
-            convo = self.prompt(assignment, view.note)
+            if view.kind == "plain":
+                convo = plain_request(assignment, self.documents, self.deps.libraries)
+            else:
+                convo = self.prompt(assignment, view.note)
             solved = await self._solve(env, assignment, convo, self.settings.candidate_attempts)
-            return scaled(solved, kind, assignment, self.documents)
+            return scaled(replace(solved, view=view.kind), kind, assignment, self.documents)
 
         views = views_for(assignment, self.settings.prose, self.documents, self.settings.plain)
         chosen = await select(
