@@ -4,10 +4,12 @@ answer would ask it — not in the society's conventions.
 - ``direct``: one chat call with the goal, the given values and the documents' text; it
   works the question out and ends with ``Answer: …``, which is what is graded.
 - ``program``: one call asking for a Python program that defines the given values itself
-  (they are written in the task as Python assignments; no file is mentioned when there is
-  none), run once in the eval's sandbox; what it prints is the answer, what it writes to
-  ``outputs.json`` its outputs. For a case whose answer is code (HumanEval) the code is the
-  answer.
+  (they are written in the task as Python assignments; no file is mentioned), run once in
+  the eval's sandbox; what it prints is the answer, what it writes to ``outputs.json`` its
+  outputs. Documents are given as their text, and the program writes the values it needs
+  from them into itself, as Program-of-Thoughts asks: told the documents were also files, a
+  1.5B model parsed the markdown and crashed (TAT-QA dev, 24 drawn: 0/24, this way 6/24).
+  For a case whose answer is code (HumanEval) the code is the answer.
 
 Both call the model through the roles' `ModelAccess` (`society.eval.calls.ask`): same
 client, retries and limits, each call in the answer folder's ``calls.jsonl``.
@@ -88,9 +90,14 @@ def prompt_of(
             )
         else:
             parts.append(f"The given values:\n{json.dumps(case.inputs, indent=2)}")
-    for name, data in documents_of(suite, case).items():
-        where = f" (also the file {name} in the working directory)" if arm == "program" else ""
-        parts.append(f"Document {name}{where}:\n{data.decode('utf-8', 'replace')}")
+    documents = documents_of(suite, case)
+    for name, data in documents.items():
+        parts.append(f"Document {name}:\n{data.decode('utf-8', 'replace')}")
+    if documents and arm == "program":
+        parts.append(
+            "Your program reads no file: write the values it needs from the documents into it "
+            "as Python assignments, then compute the answer from them."
+        )
     system = DIRECT_SYSTEM if arm == "direct" else PROGRAM_SYSTEM
     if arm == "program" and libraries is not None:
         system += f" Python has {libraries.described()}; nothing else can be installed."

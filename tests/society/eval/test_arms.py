@@ -59,6 +59,14 @@ def test_a_document_is_given_as_its_text_and_the_key_never() -> None:
     assert "17.4" not in shown  # the graded value
 
 
+def test_a_program_over_documents_writes_their_values_in_and_reads_no_file() -> None:
+    case = DEV.case("shipping-zone-c")
+    program, direct = text_of(DEV, case, "program"), text_of(DEV, case, "direct")
+    assert "Weights are rounded **up**" in program
+    assert "working directory" not in program and "reads no file" in program
+    assert "Python assignments" in program and "Python assignments" not in direct
+
+
 def test_a_worked_answer_is_graded_by_its_final_answer_line() -> None:
     worked = "12 * 3 = 36, and 36 + 4 = 40.\n\n**Answer:** 40 apples"
     assert final_answer(worked) == "40 apples"
