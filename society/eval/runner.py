@@ -103,19 +103,31 @@ def select_cases(suite: Suite, only: list[str], split: Split | None = None) -> l
     return [c for c in cases if c.id in set(only)]
 
 
-def current_commit() -> str:
-    """The checkout's short commit (empty outside git)."""
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except OSError:
+def current_commit(where: Path | None = None) -> str:
+    """The short commit of the checkout the running code comes from (``where``, default this
+    package's), ``+dirty`` when its tracked files differ from it; empty outside git. Not the
+    working directory's: an eval run from another folder, or from a frozen clone, records the
+    code that answered."""
+    folder = where or Path(__file__).resolve().parents[2]
+
+    def git(*args: str) -> subprocess.CompletedProcess[str] | None:
+        try:
+            return subprocess.run(
+                ["git", "-C", str(folder), *args],
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+
+    head = git("rev-parse", "--short", "HEAD")
+    if head is None or head.returncode != 0:
         return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
+    changed = git("status", "--porcelain", "--untracked-files=no")
+    dirty = changed is not None and changed.returncode == 0 and changed.stdout.strip() != ""
+    return head.stdout.strip() + ("+dirty" if dirty else "")
 
 
 async def _check_models(suite: Suite, settings: EvalSettings) -> None:

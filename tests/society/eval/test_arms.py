@@ -21,7 +21,7 @@ from society.eval.context import Answered, CaseContext
 from society.eval.graders import Submission
 from society.eval.report import mcnemar, render_results
 from society.eval.results import EvalResults, Record, ResultsError, load_results
-from society.eval.runner import EvalSettings, run_eval, select_cases
+from society.eval.runner import EvalSettings, current_commit, run_eval, select_cases
 from society.eval.suite import Case, Suite, load_suite
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -242,3 +242,26 @@ def test_resume_without_the_results_to_carry_on_is_refused_before_anything_runs(
     args = [str(SOCIETY), "eval", str(ROOT / "evals" / "dev.yaml"), "--resume"]
     done = subprocess.run(args, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2 and "--resume carries on the results at --out" in done.stderr
+
+
+def test_the_commit_recorded_is_the_answering_codes_and_says_when_it_is_changed(
+    tmp_path: Path,
+) -> None:
+    def git(*args: str) -> str:
+        done = subprocess.run(
+            ["git", "-C", str(tmp_path), *args], capture_output=True, text=True, check=True
+        )
+        return done.stdout.strip()
+
+    assert current_commit(tmp_path) == ""  # not a checkout
+    git("init", "-q")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    git("add", "code.py")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    head = git("rev-parse", "--short", "HEAD")
+    assert current_commit(tmp_path) == head
+    (tmp_path / "notes.txt").write_text("untracked is not a change to the code\n")
+    assert current_commit(tmp_path) == head
+    (tmp_path / "code.py").write_text("x = 2\n")
+    assert current_commit(tmp_path) == f"{head}+dirty"
+    assert current_commit() == current_commit(ROOT)  # the package's checkout, not the cwd's
