@@ -1,11 +1,9 @@
 """The coder: asks its model for Python, runs it in the sandbox, reads the errors and
 fixes the code (bounded attempts), and returns the values and files the code produced.
 
-The code gets its inputs in ``inputs.json`` in its working folder and reports its
-outputs by writing ``outputs.json`` (an object with one key per output) or, for a task
-with one output, by printing it. Other files it writes become artifacts of the run.
-Every execution is recorded in the log (request and result), which is what replay
-serves back instead of running Docker.
+The code gets its inputs in ``inputs.json`` and reports its outputs in ``outputs.json`` (one
+key per output) or, with one output, by printing it; other files it writes are artifacts.
+Every execution is in the log (request and result), which replay serves instead of Docker.
 """
 
 from __future__ import annotations
