@@ -8,7 +8,8 @@ answer would ask it — not in the society's conventions.
   the eval's sandbox; what it prints is the answer, what it writes to ``outputs.json`` its
   outputs. Documents are given as their text, and the program writes the values it needs
   from them into itself, as Program-of-Thoughts asks: told the documents were also files, a
-  1.5B model parsed the markdown and crashed (TAT-QA dev, 24 drawn: 0/24, this way 6/24).
+  1.5B model parsed the markdown and crashed (TAT-QA dev, 24 drawn: 0/24, this way 6/24;
+  on the dev suite's 23 policy documents it pastes rules as code, 4/23 before, 0/23 now).
   For a case whose answer is code (HumanEval) the code is the answer.
 
 Both call the model through the roles' `ModelAccess` (`society.eval.calls.ask`): same
