@@ -12,7 +12,7 @@ from pydantic import JsonValue
 from bus.execution import Artifact
 from bus.payload_base import _Model
 
-__all__ = ["CheckKind", "CheckVerdict", "Confidence", "Level", "Verdict"]
+__all__ = ["CheckKind", "CheckVerdict", "Confidence", "Drawn", "Level", "Verdict"]
 
 CheckKind = Literal[
     "property", "examples", "agreement", "views", "goal_check", "sources", "grounding"
@@ -46,6 +46,15 @@ class CheckVerdict(_Model):
     """Ids of the messages the check rests on (its executions)."""
 
 
+class Drawn(_Model):
+    """Another value a task's views gave, whole: the views that gave it and what the
+    verifier's check, written from the goal, said of it (``none``: no usable check)."""
+
+    value: str
+    views: list[str] = []
+    check: Literal["passed", "failed", "none"] = "none"
+
+
 class Confidence(_Model):
     """How sure the answer is, from its views: which views gave its value, its share of every
     candidate (a second candidate of one view counts half), and the score (0-1) the two make
@@ -59,6 +68,9 @@ class Confidence(_Model):
     """Candidates drawn (the answers that ran or were read)."""
     alternatives: list[str] = []
     """The other values the views gave, each with the views that gave it."""
+    others: list[Drawn] = []
+    """The same, whole (to 1,000 characters) and with the check's word on each: what an eval
+    grades to tell a right answer drawn and not kept from one never drawn."""
 
 
 class Level(_Model):

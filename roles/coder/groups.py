@@ -14,13 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
+from bus.verdicts import Drawn
 from roles.coder.program_checks import same_program
 from roles.coder.votes import Solved
 from roles.reports.sentences import supports
 from roles.verifier.agreement import disagreements
 
-__all__ = ["Group", "answer_of", "answers_only", "groups_of"]
+__all__ = ["Check", "Group", "answer_of", "answers_only", "groups_of", "others_of"]
+
+Check = Literal["passed", "failed", "none"]
+"""What the verifier's check said of a group (``none``: no usable check)."""
 
 
 @dataclass
@@ -104,6 +109,16 @@ def answer_of(s: Solved, output: str) -> str:
     """A candidate's ``output`` as text."""
     value = s.outputs.get(output, "")
     return value if isinstance(value, str) else str(value)
+
+
+def others_of(groups: list[Group], kept: Group, output: str, checks: list[Check]) -> list[Drawn]:
+    """Every group but ``kept``, whole, with its views and the check's word on it (``checks``,
+    by group): the alternatives a person is shown and an eval grades."""
+    return [
+        Drawn(value=answer_of(g.kept, output)[:1000], views=g.counted, check=checks[i])
+        for i, g in enumerate(groups)
+        if g is not kept
+    ]
 
 
 def groups_of(

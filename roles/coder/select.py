@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from bus.verdicts import CheckVerdict, Confidence
-from roles.coder.groups import Group, answer_of, answers_only, groups_of
+from roles.coder.groups import Check, Group, answer_of, answers_only, groups_of, others_of
 from roles.coder.prose import STEPS_FIRST
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
@@ -167,6 +167,7 @@ async def select(
         why = "it fails every candidate, so it is likelier wrong than all of them"
         judged = Judged(judged.outcomes, False, why, judged.exec_id)
     best, *level = _level(groups, judged, output, quoted)
+    words = [_word(judged, i) for i in range(len(groups))]
 
     def selected(group: Group) -> Selection:
         failed = judged is not None and judged.usable and not _passed(judged, groups.index(group))
@@ -175,6 +176,9 @@ async def select(
             [(answer_of(g.kept, output), g.counted) for g in groups if g is not group],
             agreeing_drafts=group.agreeing,
             check_failed=failed,
+        )
+        confidence = confidence.model_copy(
+            update={"others": others_of(groups, group, output, words)}
         )
         verdicts, note = _verdicts(group, groups, judged, output, quoted)
         if confidence.score < min_confidence and not any(not v.passed for v in verdicts):
@@ -219,12 +223,14 @@ def _answering(group: Group, output: str, quoted: frozenset[float]) -> Solved:
     return max(group.members, key=lambda m: (stated(m), m is kept))
 
 
-def _passed_by(judged: Judged | None, index: int) -> bool:
-    return judged is not None and _passed(judged, index)
-
-
 def _passed(judged: Judged, index: int) -> bool:
     return judged.usable and judged.outcomes[index][0] == "pass"
+
+
+def _word(judged: Judged | None, index: int) -> Check:
+    if judged is None or not judged.usable:
+        return "none"
+    return "passed" if _passed(judged, index) else "failed"
 
 
 def _level(
@@ -251,9 +257,8 @@ def _level(
     a clause of the report's text, its sentence is an answer alone and leads a worked answer
     on a tie (`roles.reports.questions`: BM25's first sentence holds 78 % of them on dev)."""
     answers = [g for g in groups if len(g.members) > 1 or not _free(g)] or groups
-    passing = [
-        g for i, g in enumerate(groups) if any(g is a for a in answers) and _passed_by(judged, i)
-    ]
+    shown = {id(a) for a in answers}
+    passing = [g for i, g in enumerate(groups) if id(g) in shown and _word(judged, i) == "passed"]
     pool = passing or answers
 
     def rank(g: Group) -> tuple[int, bool, int, int, bool, bool]:

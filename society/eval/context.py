@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import JsonValue
 
+from bus.verdicts import Drawn
 from roles.execution import CodeRunner
 from sandbox.manifest import Manifest
 from society.eval.graders import Submission
@@ -48,6 +49,9 @@ class Answered:
     """How sure the arm is of the answer, 0-1 (None: it states none)."""
     roles: dict[str, int] = field(default_factory=dict)
     """Model calls per role that made them (the society's; empty for a baseline)."""
+    others: list[Drawn] = field(default_factory=list)
+    """The other values the arm drew and did not answer with (the society's views, the
+    ``vote`` arm's losing groups), graded too: was a right one drawn and not kept?"""
 
 
 @dataclass(frozen=True)

@@ -129,6 +129,15 @@ def _percent(share: float | None) -> str:
     return "—" if share is None else f"{100 * share:.0f}%"
 
 
+def _drawn(records: list[Record], arm: str) -> str:
+    """How often ``arm`` answered right, and how often a right value was among what it drew
+    ("—" when it states nothing else it drew)."""
+    mine = [r for r in records if r.arm == arm]
+    if not any(r.others for r in mine):
+        return "—"
+    return f"{sum(r.passed for r in mine)} / {sum(r.drawn_right for r in mine)}"
+
+
 def render_risk(console: Console, results: EvalResults) -> None:
     """Per arm, the precision of its most confident answers at each coverage, the AUROC of
     its confidence, and the least confidence at which its answers are 95 % right (on
@@ -143,6 +152,9 @@ def render_risk(console: Console, results: EvalResults) -> None:
     for c in COVERAGES:
         table.add_row(f"at {100 * c:.0f}% coverage", *[_percent(f.at(c)) for f in figures])
     table.add_row("AUROC", *[_opt(f.auroc, ".2f") for f in figures])
+    table.add_row(
+        "right / a right value drawn", *[_drawn(results.records, a) for a in results.arms]
+    )
     table.add_row(
         "least confidence 95% right",
         *[_opt(threshold_for(results.records, f.arm, 0.95), ".2f") for f in figures],

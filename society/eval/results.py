@@ -17,6 +17,7 @@ from society.eval.graders import Grade
 
 __all__ = [
     "EvalResults",
+    "Other",
     "Record",
     "ResultsError",
     "Totals",
@@ -32,6 +33,17 @@ Status = str
 """How an arm ended: the run's final status (succeeded, failed, aborted,
 budget_exhausted), ``no final``, ``timeout`` or ``crashed``; a baseline ``succeeded`` when
 it answered (its program exited 0 and printed something), else ``failed``."""
+
+
+class Other(BaseModel):
+    """A value the arm drew and did not answer with, graded as the answer is (its text alone:
+    a grader of outputs or files finds none), with the views that gave it and what the
+    verifier's check said of it."""
+
+    value: str
+    views: list[str] = []
+    check: str = "none"
+    passed: bool
 
 
 class Record(BaseModel):
@@ -62,11 +74,19 @@ class Record(BaseModel):
     the winning share); None when the arm states none (`society.eval.risk`)."""
     roles: dict[str, int] = {}
     """The society's model calls per role that made them: which roles did work."""
+    others: list[Other] = []
+    """The other values it drew, graded: a right one here and a wrong answer is a right
+    answer drawn and not kept (a fault of choosing, not of drawing)."""
 
     @property
     def tokens(self) -> int:
         """Prompt and answer tokens together."""
         return self.tokens_in + self.tokens_out
+
+    @property
+    def drawn_right(self) -> bool:
+        """Whether a right value was drawn: the answer, or another value it drew."""
+        return self.passed or any(o.passed for o in self.others)
 
     @property
     def false_success(self) -> bool:

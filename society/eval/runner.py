@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 from rich.console import Console
 from rich.markup import escape
 
+from bus.verdicts import Drawn
+from roles.execution import CodeRunner
 from sandbox import Sandbox
 from sandbox.manifest import read_manifest
 from society.errors import RunError
@@ -34,7 +36,7 @@ from society.eval.context import (
 )
 from society.eval.graders import Grade, Submission, grade_all
 from society.eval.progress import Tally
-from society.eval.results import EvalResults, Record, load_results, resumed
+from society.eval.results import EvalResults, Other, Record, load_results, resumed
 from society.eval.suite import Case, Split, Suite
 from society.models.factory import ModelFactory
 from society.models.preflight import preflight
@@ -145,7 +147,21 @@ async def _check_models(suite: Suite, settings: EvalSettings) -> None:
     await preflight(factory, uses)
 
 
-def _record(case: Case, arm: str, repeat: int, answered: Answered, grades: list[Grade]) -> Record:
+async def _graded(case: Case, drawn: Drawn, code: CodeRunner) -> Other:
+    """Another value an arm drew, graded by the case's graders as if it were the answer."""
+    grades = await grade_all(case.graders, Submission(drawn.value), case.inputs, code)
+    right = bool(grades) and all(g.passed for g in grades)
+    return Other(value=drawn.value, views=drawn.views, check=drawn.check, passed=right)
+
+
+def _record(
+    case: Case,
+    arm: str,
+    repeat: int,
+    answered: Answered,
+    grades: list[Grade],
+    others: list[Other] | None = None,
+) -> Record:
     answer = answered.submission.answer
     return Record(
         case=case.id,
@@ -166,6 +182,7 @@ def _record(case: Case, arm: str, repeat: int, answered: Answered, grades: list[
         folder=str(answered.folder) if answered.folder else None,
         confidence=answered.confidence,
         roles=answered.roles,
+        others=others or [],
     )
 
 
@@ -270,7 +287,8 @@ async def run_eval(
             began = time.monotonic()
             given = await _answered(case, cx)
             grades = await grade_all(case.graders, given.submission, case.inputs, sb)
-            record = _record(case, arm, repeat, given, grades)
+            others = [await _graded(case, d, sb) for d in given.others]
+            record = _record(case, arm, repeat, given, grades, others)
             results.records.append(record)
             results.save(out)
             tally.add(record, time.monotonic() - began)

@@ -129,6 +129,7 @@ async def run_society(scenario: Scenario, run_id: str, ctx: EvalContext) -> Answ
         folder=run_dir,
         confidence=sure.score if sure is not None else None,
         roles=dict(s.role_calls),
+        others=list(sure.others) if sure is not None else [],
     )
 
 

@@ -16,6 +16,7 @@ import dataclasses
 import json
 import time
 
+from bus.verdicts import Drawn
 from roles.examples import check_program, examples_in
 from roles.structured import AnswerInvalid, extract_code
 from roles.verifier.agreement import agree, quoted_in
@@ -66,9 +67,13 @@ async def vote(case: Case, cx: CaseContext) -> Answered:
     wall = round(time.monotonic() - started + reused, 3)
 
     def answered(sub: Submission, status: str, reason: str, share: float) -> Answered:
-        return Answered(
-            sub, status, reason, calls, tin, tout, cost, wall, folder=folder, confidence=share
-        )
+        others = [
+            Drawn(value=g[0].answer[:1000], views=["program"] * len(g))
+            for g in groups
+            if g[0] is not sub
+        ]
+        done = Answered(sub, status, reason, calls, tin, tout, cost, wall, folder=folder)
+        return dataclasses.replace(done, confidence=share, others=others)
 
     if not groups:
         why = next((str(s["why"]) for s in reversed(samples) if s.get("why")), "no sample ran")

@@ -131,6 +131,25 @@ async def test_a_disagreement_adds_views_up_to_the_budget_and_shows_the_alternat
     assert "24 (prose)" in chosen.verdicts[-1].what or chosen.note
 
 
+async def test_the_values_not_kept_are_given_whole_with_their_views_and_the_checks_word() -> None:
+    long = "The stops are " + ", ".join(["Ashby", "Brent", "Cowley", "Dunmore"] * 8)  # > 120
+    draws = Draws(cand("25", "a = 1"), prose(long), cand("-3", "b = 2"), cand("26", "c = 3"))
+    chosen = await select(draws, positive(), "answer", frozenset(), 4, VIEWS, 0.6)
+    sure = chosen.confidence
+    assert sure is not None and chosen.kept.outputs == {"answer": "25"}
+    assert [(o.value, o.views, o.check) for o in sure.others] == [
+        (long, ["prose"], "passed"),
+        ("-3", ["program"], "failed"),
+        ("26", ["program"], "passed"),
+    ]
+    assert len(sure.alternatives[0]) < len(long)  # what the person reads stays short
+    # with no check written, no group has the check's word
+    draws = Draws(cand("25", "a = 1"), prose("24"))
+    chosen = await select(draws, None, "answer", frozenset(), 2, VIEWS)
+    assert chosen.confidence is not None
+    assert [(o.value, o.check) for o in chosen.confidence.others] == [("24", "none")]
+
+
 async def test_two_programs_against_a_prose_answer_are_too_unsure_to_pass() -> None:
     draws = Draws(cand("25", "a = 1"), prose("24"), cand("25", "b = 2\nc = 3"), None)
     chosen = await select(draws, positive(), "answer", frozenset(), 4, VIEWS, 0.6)

@@ -71,6 +71,20 @@ async def test_the_largest_group_of_values_answers_with_its_share_as_confidence(
     assert "AUROC" in shown.getvalue()
 
 
+async def test_a_right_value_outvoted_is_graded_and_shown_as_drawn(tmp_path: Path) -> None:
+    answers = [program("41"), program("42"), program("41.0")]
+    settings = EvalSettings(arms=["vote"], runs_dir=tmp_path, vote=VoteSettings(samples=3))
+    results, where = await run_eval(suite(answers), settings, Console(file=io.StringIO()))
+    (record,) = results.records
+    assert record.answer == "41" and not record.passed
+    assert [(o.value, o.views, o.passed) for o in record.others] == [("42", ["program"], True)]
+    assert record.drawn_right
+    assert json.loads(where.read_text())["records"][0]["others"][0]["passed"] is True
+    shown = io.StringIO()
+    render_results(Console(file=shown, width=160), results)
+    assert "0 / 1" in shown.getvalue()  # right, and a right value drawn
+
+
 async def test_no_sample_that_runs_is_a_failed_answer_with_no_confidence(tmp_path: Path) -> None:
     answers = ["```python\nraise SystemExit(3)\n```", "nothing"]
     settings = EvalSettings(arms=["vote"], runs_dir=tmp_path, vote=VoteSettings(samples=2))
