@@ -101,8 +101,7 @@ def goal_plan(request: PlanRequest) -> Plan:
         description=(
             f"Answer the overall goal exactly as it is stated: the program computes every "
             f"value the goal asks for {source} (none worked out beforehand and written in), "
-            "and gives `answer`: one sentence the program builds from the variables it "
-            "computed (an f-string), so that no value in it is typed in by hand."
+            "and gives `answer`: one sentence that states each computed value."
         ),
         inputs=list(request.goal_inputs),
         outputs=["answer"],

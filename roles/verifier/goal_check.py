@@ -50,8 +50,7 @@ DESCRIPTION = (
     "Answer the overall goal on your own, exactly as it is stated, as an independent check "
     "of the team's answer: the program computes every value the goal asks for from the "
     "values given with it, each the way the goal's own words define it, and writes "
-    f"`{OUTPUT}`: one sentence the program builds from the variables it computed (an "
-    "f-string), so that no value in it is typed in by hand."
+    f"`{OUTPUT}`: one sentence that states each computed value."
 )
 
 
