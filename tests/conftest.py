@@ -16,6 +16,7 @@ import pytest
 import roles.coder
 import roles.registry  # noqa: F401  (enrols the roles in the bus's roster, as the application does)
 from bus import EmbeddedServer
+from tests.society.workers import die_with_parent
 
 IN_CI = bool(os.environ.get("CI"))
 
@@ -115,6 +116,7 @@ def serve_gguf(gguf: str, alias: str, log: Path) -> Iterator[str]:
             ],
             stdout=out,
             stderr=subprocess.STDOUT,
+            preexec_fn=die_with_parent,  # a pytest killed outright takes its server down too
         )
     url = f"http://127.0.0.1:{port}/v1"
     try:

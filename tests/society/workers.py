@@ -23,7 +23,8 @@ from bus import Bus, Envelope, subjects
 _LIBC = ctypes.CDLL(None, use_errno=True)
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
+def die_with_parent() -> None:
+    """Run in a child between fork and exec: it is killed when this test process dies."""
     _LIBC.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
@@ -120,7 +121,7 @@ async def start_worker(
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.PIPE,
-        preexec_fn=_die_with_parent,
+        preexec_fn=die_with_parent,
         env={**os.environ, "COLUMNS": "200"},
     )
     worker = WorkerProc(role, instance, url, proc)
