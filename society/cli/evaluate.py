@@ -1,5 +1,6 @@
 """``society eval``: run a suite (or HumanEval, or TAT-QA) through the society and baselines,
-graded; ``society eval compare A.json B.json``: what changed between two evals."""
+graded; ``society eval compare A.json B.json``: what changed between two evals; ``merge``:
+one eval of pieces run apart; ``side``: arms of several evals side by side."""
 
 # No `from __future__ import annotations`: typer reads the annotations (see society.cli).
 import time
@@ -91,14 +92,30 @@ def _merge(paths: list[str], out_path: Path | None) -> None:
     out.print(f"merged: {out_path}", highlight=False)
 
 
+def _side(paths: list[str]) -> None:
+    from society.eval.results import ResultsError
+    from society.eval.side import load_sources, render_side, side_by_side
+
+    if len(paths) < 2:
+        text = "usage: society eval side A.json[:arm,arm] B.json[:arm] [...]"
+        raise fail(text, EXIT_BAD_INPUT)
+    try:
+        side = side_by_side(load_sources(paths))
+    except ResultsError as exc:
+        raise fail(str(exc), EXIT_BAD_INPUT) from None
+    render_side(out.real, side)
+
+
 @model_options(temperature=0.0)
 def eval_command(
     models: ModelOptions,
     args: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="SUITE | compare A.json B.json | merge A.json B.json...",
-            help="A suite YAML file, `compare` and two results files, or `merge` and several",
+            metavar="SUITE | compare A.json B.json | merge A.json B.json... | side A.json B.json...",
+            help="A suite YAML file, `compare` and two results files, `merge` and several (one "
+            "eval run apart), or `side` and several (arms of evals at any commits side by side; "
+            "FILE:arm,arm picks arms)",
             show_default=False,
         ),
     ] = None,
@@ -195,6 +212,9 @@ def eval_command(
         return
     if paths[:1] == ["merge"]:
         _merge(paths[1:], out_path)
+        return
+    if paths[:1] == ["side"]:
+        _side(paths[1:])
         return
     if humaneval + (tatqa is not None) + bool(paths) != 1 or len(paths) > 1:
         text = "give one suite file, or --humaneval, or --tatqa dev|test (one of them)"
