@@ -148,7 +148,10 @@ def eval_command(
         bool, typer.Option("--society/--no-society", help="Run the society arm (default: yes)")
     ] = True,
     baseline: Annotated[
-        str, typer.Option(help="direct, program, loop, vote, several (program,loop) or none")
+        str,
+        typer.Option(
+            help="direct, program, loop, vote, table (code alone, no model), several (program,loop) or none"
+        ),
     ] = "program",
     out_path: Annotated[
         Path | None, typer.Option("--out", help="Results JSON (default: in the eval's folder)")
@@ -232,6 +235,7 @@ def eval_command(
     if memory is not None and not (memory / "memory.sqlite3").is_file():
         text = f"--memory {memory}: no memory there (no memory.sqlite3)"
         raise fail(text, EXIT_BAD_INPUT)
+    from society.eval.arms import MODEL_FREE
     from society.eval.context import LoopSettings, VoteSettings
     from society.eval.report import render_results
     from society.eval.runner import EvalSettings, run_eval
@@ -251,6 +255,7 @@ def eval_command(
         out=out_path,
         override=override,
         model_label=models.model
+        or ("none" if set(arms) <= MODEL_FREE else "")
         or ", ".join(sorted({m.model_name() for m in suite.defaults.models.values()})),
         base_url=models.base_url,
         case_timeout_s=case_timeout,

@@ -12,18 +12,22 @@ from collections.abc import Awaitable, Callable
 from society.eval.context import Answered, CaseContext
 from society.eval.suite import Case
 
-__all__ = ["Arm", "arm_named", "arm_names", "register"]
+__all__ = ["MODEL_FREE", "Arm", "arm_named", "arm_names", "register"]
 
 Arm = Callable[[Case, CaseContext], Awaitable[Answered]]
 """Answers one case; whatever it raises is recorded as that case's ``crashed`` answer."""
 
 _REGISTERED: dict[str, Arm] = {}
 
+MODEL_FREE = frozenset({"table"})
+"""The built-in arms that call no model: an eval of them alone needs no model server."""
+
 
 def _builtin() -> dict[str, Arm]:
     from society.eval.baselines import direct, program
     from society.eval.loop import loop
     from society.eval.society_arm import society
+    from society.eval.table_arm import table
     from society.eval.vote import vote
 
     return {
@@ -32,6 +36,7 @@ def _builtin() -> dict[str, Arm]:
         "program": program,
         "loop": loop,
         "vote": vote,
+        "table": table,
     }
 
 

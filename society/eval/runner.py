@@ -25,7 +25,7 @@ from roles.execution import CodeRunner
 from sandbox import Sandbox
 from sandbox.manifest import read_manifest
 from society.errors import RunError
-from society.eval.arms import arm_named
+from society.eval.arms import MODEL_FREE, arm_named
 from society.eval.context import (
     Answered,
     CallCache,
@@ -143,7 +143,9 @@ async def _check_models(suite: Suite, settings: EvalSettings) -> None:
     if "society" not in settings.arms:
         uses = []
     coder_model = suite.defaults.roles.coder.model
-    uses += [(coder_model, arm) for arm in settings.arms if arm != "society"]
+    uses += [
+        (coder_model, arm) for arm in settings.arms if arm != "society" and arm not in MODEL_FREE
+    ]
     await preflight(factory, uses)
 
 
