@@ -13,6 +13,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from society.eval.arms import MODEL_FREE
 from society.eval.report import (
     comparable,
     mcnemar,
@@ -68,7 +69,8 @@ def side_by_side(parts: list[tuple[Source, EvalResults]]) -> Side:
         if why is not None:
             msg = f"not side by side: {source.path}: {why}"
             raise ResultsError(msg)
-    models = {r.model for _, r in parts}
+    # a model-free arm (code alone) is named by its commit only, and makes no models differ
+    models = {r.model for s, r in parts if not set(s.arms or r.arms) <= MODEL_FREE}
     named: dict[str, list[Record]] = {}
     sources: dict[str, str] = {}
     for source, results in parts:
@@ -78,7 +80,8 @@ def side_by_side(parts: list[tuple[Source, EvalResults]]) -> Side:
             raise ResultsError(msg)
         for arm in source.arms or tuple(results.arms):
             at = results.commit[:7] or "?"
-            name = f"{arm} ({at}{', ' + results.model if len(models) > 1 else ''})"
+            model = len(models) > 1 and arm not in MODEL_FREE
+            name = f"{arm} ({at}{', ' + results.model if model else ''})"
             if name in named:
                 msg = (
                     f"not side by side: {name} is in {sources[name]} and {source.path}; "
@@ -104,7 +107,7 @@ def side_by_side(parts: list[tuple[Source, EvalResults]]) -> Side:
         update={
             "arms": list(named),
             "records": records,
-            "model": ", ".join(sorted(models)),
+            "model": ", ".join(sorted(models)) or "none",
             "commit": ", ".join(commits),
             "folder": " + ".join(str(s.path) for s, _ in parts),
             "settings": {},

@@ -106,3 +106,20 @@ def test_no_answer_in_common_is_said_rather_than_shown_as_empty_tables() -> None
     )
     with pytest.raises(ResultsError, match="no case was answered by every arm"):
         side_by_side([(Source(Path("a")), a), (Source(Path("b")), b)])
+
+
+def test_code_alone_is_named_by_its_commit_and_makes_no_models_differ() -> None:
+    model = results({"society": [True, False]}, "aaaaaaa1234")
+    code = results({"table": [True, True]}, "bbbbbbb5678").model_copy(update={"model": "none"})
+    other = results({"direct": [False, False]}, "ccccccc9012").model_copy(update={"model": "m2"})
+    two = side_by_side([(Source(Path("a.json")), model), (Source(Path("b.json")), code)])
+    assert two.results.arms == ["society (aaaaaaa)", "table (bbbbbbb)"]
+    assert two.results.model == "m"
+    three = side_by_side(
+        [
+            (Source(Path("a.json")), model),
+            (Source(Path("b.json")), code),
+            (Source(Path("c.json")), other),
+        ]
+    )
+    assert three.results.arms == ["society (aaaaaaa, m)", "table (bbbbbbb)", "direct (ccccccc, m2)"]
