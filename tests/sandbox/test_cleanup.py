@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import signal
 import socket
@@ -26,6 +25,7 @@ from sandbox import (
     remove_containers,
 )
 from sandbox.labels import OWNER
+from tests.containers import wait_removed
 from tests.sandbox.conftest import label
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(300)]
@@ -64,12 +64,6 @@ def host_process() -> Iterator[tuple[subprocess.Popen[str], str]]:
         if proc.poll() is None:
             proc.kill()
         proc.communicate(timeout=120)
-
-
-def wait_removed(client: docker.DockerClient, container_id: str) -> None:
-    """Block until Docker has removed the container (bounded by the API timeout)."""
-    with contextlib.suppress(docker.errors.NotFound):
-        client.api.wait(container_id, condition="removed", timeout=240)
 
 
 async def test_close_removes_every_container(
@@ -147,9 +141,7 @@ def test_a_killed_host_leaves_nothing_behind(
     assert len(ids) == 2, proc.stderr.read() if proc.stderr else ""
     proc.kill()  # no cleanup code runs: the supervisors see stdin close and their containers go
     proc.wait(timeout=120)
-    for container_id in list_containers(docker_client, run=run):
-        wait_removed(docker_client, container_id)
-    assert list_containers(docker_client, run=run) == []
+    assert wait_removed(docker_client, run) == []
 
 
 async def test_gc_removes_leftovers_by_label(

@@ -12,17 +12,15 @@ import pytest
 
 from sandbox import Sandbox, SandboxSettings, list_containers
 from sandbox.start_call import StartCall
+from tests.containers import wait_removed
 from tests.sandbox.conftest import label
-from tests.sandbox.test_cleanup import wait_removed
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(300)]
 
 
 def gone_after_docker_removes(client: docker.DockerClient, run: str) -> list[str]:
     """The run's containers left once Docker has removed every one on its way out."""
-    for container_id in list_containers(client, run=run):
-        wait_removed(client, container_id)
-    return list_containers(client, run=run)
+    return wait_removed(client, run)
 
 
 async def test_closing_leaves_idle_and_used_containers_to_docker(

@@ -12,8 +12,8 @@ import requests.exceptions
 
 from sandbox import SandboxSettings, container_labels
 from sandbox.container import start_warm
+from tests.containers import wait_removed
 from tests.sandbox.conftest import label
-from tests.sandbox.test_cleanup import wait_removed
 
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(300)]
 
@@ -31,7 +31,8 @@ async def test_an_answered_container_stops_only_when_its_host_lets_go(
     docker_client: docker.DockerClient,
 ) -> None:
     settings = SandboxSettings(timeout_s=30)
-    labels = container_labels(label("linger"), "linger")
+    run = label("linger")
+    labels = container_labels(run, "linger")
     container = await start_warm(docker_client.api, settings, labels, wait_for_removal=False)
     try:
         result = await container.run("print(6 * 7)", {}, 30)
@@ -40,4 +41,4 @@ async def test_an_answered_container_stops_only_when_its_host_lets_go(
         assert await asyncio.to_thread(still_running_after, docker_client, container.id, 3)
     finally:
         container.channel.close()  # EOF: the supervisor exits and Docker removes it
-    await asyncio.to_thread(wait_removed, docker_client, container.id)
+    assert await asyncio.to_thread(wait_removed, docker_client, run) == []
