@@ -87,6 +87,7 @@ async def test_attach_to_a_server_that_is_down_fails_fast(tmp_path: Path) -> Non
 
 
 @pytest.mark.docker
+@pytest.mark.timeout(300)  # the run, then up to 150 s for Docker's removals
 async def test_abort_from_an_attached_person_ends_the_run_cleanly(
     tmp_path: Path, procs: list[Proc]
 ) -> None:

@@ -133,6 +133,7 @@ script:
 """
 
 
+@pytest.mark.timeout(300)  # the run, then up to 150 s for Docker's removals
 async def test_sandbox_seconds_are_never_exceeded_and_no_container_is_left(
     run_yaml: RunYaml,
 ) -> None:
