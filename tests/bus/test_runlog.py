@@ -22,6 +22,9 @@ async def test_export_and_read_back_round_trip_exactly(
         sent = [Envelope.new(run_id, sender_for(p), p, parent_id="x") for p in SAMPLES]
         for env in sent:
             await bus.publish(env)
+        stored = await runlog.fetch_run(bus, run_id)
+        while len(stored) < len(sent):  # core publishes: the stream has them before the raw one
+            stored = await runlog.fetch_run(bus, run_id)
         raw = await nats.connect(nats_url)
         await raw.publish(f"society.{run_id}.chat", b"not json at all")
         await raw.flush()
