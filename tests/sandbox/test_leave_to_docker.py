@@ -18,11 +18,6 @@ from tests.sandbox.conftest import label
 pytestmark = [pytest.mark.docker, pytest.mark.timeout(300)]
 
 
-def gone_after_docker_removes(client: docker.DockerClient, run: str) -> list[str]:
-    """The run's containers left once Docker has removed every one on its way out."""
-    return wait_removed(client, run)
-
-
 async def test_closing_leaves_idle_and_used_containers_to_docker(
     settings: SandboxSettings, docker_client: docker.DockerClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -42,7 +37,7 @@ async def test_closing_leaves_idle_and_used_containers_to_docker(
         await sb.wait_idle()  # refilled: nothing is starting when it closes
         assert len(list_containers(docker_client, run=run)) >= settings.pool_size
     assert removed == []  # neither the used container nor the idle ones were removed by us
-    assert gone_after_docker_removes(docker_client, run) == []
+    assert wait_removed(docker_client, run) == []
 
 
 async def test_closing_while_containers_start_leaves_nothing_behind(
@@ -52,7 +47,7 @@ async def test_closing_while_containers_start_leaves_nothing_behind(
     pool = settings.model_copy(update={"pool_size": 4})
     async with Sandbox(pool, label=run, wait_for_removal=False) as sb:
         assert sb.pool_target == 4  # one is ready; the other three are still starting
-    assert gone_after_docker_removes(docker_client, run) == []
+    assert wait_removed(docker_client, run) == []
 
 
 async def test_a_refused_start_names_docker_s_reason(docker_client: docker.DockerClient) -> None:
