@@ -14,6 +14,7 @@ the feedback.
   ``<generator object …>``), ``nan``, ``inf``, control characters or null: what a program that printed the wrong
   name gives, which a second program can repeat;
 - `computed`: its result is computed, not written in as a literal, from inputs that exist;
+- `unfloored`: no quotient is cut to a whole number by ``//`` with a fraction for divisor;
 - `one_value` (a task whose one output another task reads): it printed that one value, not
   several lines of values.
 """
@@ -31,10 +32,11 @@ from pydantic import JsonValue
 
 from bus.payloads import TaskSpec
 from roles.coder.hints import code_hints, describe_run
-from roles.coder.program_checks import inputs_hint, unchecked_problem
+from roles.coder.program_checks import floored, inputs_hint, unchecked_problem
 from roles.execution import ExecutionResult, notes_text
 from roles.program import NAMED
 from roles.structured import AnswerInvalid
+from roles.verifier.agreement import given_in
 from roles.verifier.goal_check import OUTPUT
 from sandbox.manifest import Manifest, missing_module_hint
 
@@ -49,6 +51,7 @@ __all__ = [
     "ran",
     "read_outputs",
     "run_problem",
+    "unfloored",
     "valued",
     "wrote_outputs",
 ]
@@ -291,12 +294,21 @@ def computed(a: Attempt) -> str:
     task is given as an input is no more worked out outside the program than one the goal
     states (a live 1.5B report task wrote the count and estimate it was given as literals,
     and was sent back twice)."""
-    given = frozenset(
-        float(v)
-        for v in a.inputs.values()
-        if isinstance(v, int | float) and not isinstance(v, bool)
-    )
+    given = given_in(a.inputs)
     return unchecked_problem(a.code, read_outputs(a.outputs, a.run), a.inputs, a.quoted | given)
+
+
+def unfloored(a: Attempt) -> str:
+    """No quotient is floored by ``//`` with a fraction for divisor (`floored`): live 1.5B
+    goal checks wrote ``limit // math.log(limit)`` in three quickstarts of four, and gave
+    the prime number theorem's estimate as 1085.0 where it is 1085.74."""
+    cut = floored(a.code)
+    if not cut:
+        return ""
+    return (
+        f"`{cut[0]}` cuts the quotient to a whole number: `//` floors it, and the divisor is "
+        "a fraction. Divide with `/`, and round only where the task asks for a whole number."
+    )
 
 
 _NUMBER = re.compile(r"\d")
@@ -325,7 +337,7 @@ def one_value(a: Attempt) -> str:
     )
 
 
-CHECKS: tuple[Check, ...] = (ran, wrote_outputs, valued, computed)
+CHECKS: tuple[Check, ...] = (ran, wrote_outputs, valued, computed, unfloored)
 """Every check of a program, in the order the first problem is reported."""
 
 

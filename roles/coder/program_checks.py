@@ -22,6 +22,7 @@ from roles.verifier.values import numbers
 
 __all__ = [
     "NEARLY_SAME",
+    "floored",
     "inputs_hint",
     "missing_inputs",
     "same_program",
@@ -186,6 +187,36 @@ def unchecked_problem(
             "every value in the program, from the goal's values, and write what it computed."
         )
     return ""
+
+
+_FRACTIONAL = frozenset({"log", "log2", "log10", "log1p", "sqrt", "exp", "float"})
+"""Functions whose value is a fraction: a divisor made by one is no whole number."""
+
+
+def _fractional(node: ast.expr) -> bool:
+    """Whether an expression is a fraction by its form: a float literal, a true division, or
+    a call of `_FRACTIONAL` (``math.log(limit)``, ``log(x)``)."""
+    match node:
+        case ast.Constant(value=float()) | ast.BinOp(op=ast.Div()):
+            return True
+        case ast.Call(func=ast.Name(id=name)) | ast.Call(func=ast.Attribute(attr=name)):
+            return name in _FRACTIONAL
+    return False
+
+
+def floored(code: str) -> list[str]:
+    """The floor divisions by a fraction the code makes, as written (``limit //
+    math.log(limit)``): a whole number where a quotient was meant."""
+    tree = _parse(code)
+    if tree is None:
+        return []
+    return [
+        ast.unparse(node)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.FloorDiv)
+        and _fractional(node.right)
+    ]
 
 
 NEARLY_SAME = 85.0

@@ -40,19 +40,26 @@ from roles.coder.quotation import (
 )
 from roles.coder.select import View, select
 from roles.coder.solve import Program, solve
-from roles.coder.votes import Solved, Vote, tied_level, voted
+from roles.coder.votes import Solved, Vote, after_failure, tied_level, voted
 from roles.context import RoleContext
 from roles.errors import ModelAnswerError, TaskFailed
 from roles.execution import CodeRunner, ExecutionResult, to_payload
 from roles.settings import CoderSettings
 from roles.solutions import SOLUTION, relevance
 from roles.verifier import checks as verifier
-from roles.verifier.agreement import quoted_in
+from roles.verifier.agreement import given_in, quoted_in
 from roles.verifier.checks import Judged, VerifierCheck
 from roles.verifier.spec import AnswerSpec, StatedProperties, check_program, clause_program
 from roles.worker import WorkerRole
 
-__all__ = ["STRATEGIES", "Coder", "Strategy", "strategy_for"]
+__all__ = ["STRATEGIES", "Coder", "Strategy", "repeatable", "strategy_for"]
+
+
+def repeatable(assignment: TaskAssignment) -> frozenset[float]:
+    """The numbers an answer may repeat without having computed them, which candidates are
+    not compared on: those the goal states and those the task is given (`given_in`)."""
+    return quoted_in(assignment.goal) | given_in(assignment.inputs)
+
 
 LOG_FILE_CAP = 256_000
 """Files larger than this (bytes) are kept as artifacts but not copied into the log."""
@@ -123,7 +130,7 @@ class Coder(WorkerRole[CoderSettings]):
         async def solve(note: str) -> Solved:
             return await self._solve(env, assignment, self.prompt(assignment, note))
 
-        vote = await voted(first, solve, quoted_in(assignment.goal))
+        vote = await voted(first, solve, repeatable(assignment))
         if vote.failure:
             self.log.info("check program failed", task=assignment.task.id, error=vote.failure[:200])
         return vote
@@ -174,7 +181,7 @@ class Coder(WorkerRole[CoderSettings]):
             draw,
             judge,
             "answer",
-            quoted_in(assignment.goal),
+            repeatable(assignment),
             self.settings.candidates,
             views,
             self.verifier.min_confidence,
@@ -241,11 +248,12 @@ class Coder(WorkerRole[CoderSettings]):
         the run failed."""
         try:
             solved = await self._solve(env, assignment, self.prompt(assignment))
-        except TaskFailed as exc:
-            outputs: dict[str, JsonValue] = dict.fromkeys(assignment.task.outputs, "")
-            note = f"no independent answer: {str(exc)[:300]}"
-            solved = Solved(outputs, {}, "", 0)
-            return self.done(assignment, solved, note=note)
+        except TaskFailed as failed:
+            again = self.prompt(assignment, after_failure(str(failed)))
+            try:  # a program that failed every fix checks nothing: one more, another way
+                solved = await self._solve(env, assignment, again)
+            except TaskFailed as exc:
+                return self._unanswered(assignment, exc)
         # a second program, so that where the plan gives no answer or another, this one can
         # stand in its place (`roles.verifier.goal_check.standing`)
         vote = await self._vote(env, assignment, solved)
@@ -261,6 +269,12 @@ class Coder(WorkerRole[CoderSettings]):
         return result.model_copy(
             update={"level": tied_level(vote, self.ctx.run_dir, result.task_id)}
         )
+
+    def _unanswered(self, assignment: TaskAssignment, failed: TaskFailed) -> TaskResult:
+        """The goal check with no independent answer: done, its output empty, and why."""
+        outputs: dict[str, JsonValue] = dict.fromkeys(assignment.task.outputs, "")
+        note = f"no independent answer: {str(failed)[:300]}"
+        return self.done(assignment, Solved(outputs, {}, "", 0), note=note)
 
     def done(
         self,

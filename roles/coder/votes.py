@@ -23,7 +23,7 @@ from roles.coder.program_checks import same_program
 from roles.errors import TaskFailed
 from roles.verifier.agreement import agree, disagreements
 
-__all__ = ["ANOTHER_WAY", "CHECK_NOTE", "Solved", "Vote", "tied_level", "voted"]
+__all__ = ["ANOTHER_WAY", "CHECK_NOTE", "Solved", "Vote", "after_failure", "tied_level", "voted"]
 
 CHECK_NOTE = (
     "Solve this task on your own, as an independent check of a teammate's work: compute "
@@ -37,6 +37,17 @@ ANOTHER_WAY = (
     "method or library), so that the two computations are independent."
 )
 """What the coder adds when its check program was the first program again."""
+
+
+def after_failure(error: str) -> str:
+    """What the coder adds when a program for the task failed every fix: drawn once more,
+    another way, it may not make that mistake (live 1.5B quickstarts: a check program's
+    sieve indexed past its list three times over, and the answer went unchecked)."""
+    last = " ".join(error.split())[-300:]
+    return (
+        f"An earlier program for this task failed, and fixing it did not help ({last}). "
+        "Write yours another way (another method), from the start."
+    )
 
 
 @dataclass(frozen=True)
@@ -92,8 +103,11 @@ async def voted(
     numbers, which agreement leaves out)."""
     try:
         second = await solve(CHECK_NOTE)
-    except TaskFailed as exc:
-        return Vote(first, note="its check program failed", failure=str(exc))
+    except TaskFailed as exc:  # a failed check checks nothing: one more, another way
+        try:
+            second = await solve(f"{CHECK_NOTE} {after_failure(str(exc))}")
+        except TaskFailed as again:
+            return Vote(first, note="its check programs failed", failure=str(again))
     differ = disagreements(first.outputs, second.outputs, quoted)
     if not differ and not same_program(first.code, second.code):
         check = "a second program, written independently, gave the same values"

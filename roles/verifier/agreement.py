@@ -19,9 +19,10 @@ from collections.abc import Mapping
 
 from pydantic import JsonValue
 
+from bus.evidence import READING
 from roles.verifier.values import numbers, numerals
 
-__all__ = ["agree", "disagreements", "quoted_in"]
+__all__ = ["agree", "disagreements", "given_in", "quoted_in"]
 
 
 def _text(value: JsonValue) -> str:
@@ -121,6 +122,19 @@ def agree(a: JsonValue, b: JsonValue, quoted: frozenset[float] = frozenset()) ->
 def quoted_in(text: str) -> frozenset[float]:
     """The numbers a goal states, which an answer may repeat without having computed them."""
     return frozenset(numbers(text))
+
+
+def given_in(inputs: Mapping[str, JsonValue]) -> frozenset[float]:
+    """The numbers a task is given as values of their own (the quickstart's ``limit: 10000``,
+    a count an earlier task computed), which an answer may repeat as it may the goal's: two
+    live 1.5B answers that gave the same count, estimate and ratio "disagreed" because one
+    also said "up to 10000". A reading's quotes are left out: they are evidence, and two
+    answers that give a quoted figure have agreed on what the documents say."""
+    return frozenset(
+        float(value)
+        for name, value in inputs.items()
+        if name not in READING and isinstance(value, int | float) and not isinstance(value, bool)
+    )
 
 
 def disagreements(

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from roles.coder.checks import Attempt, computed
+from roles.coder.checks import Attempt, computed, unfloored
 from roles.coder.program_checks import (
+    floored,
     inputs_hint,
     missing_inputs,
     same_program,
@@ -126,3 +127,19 @@ def test_a_report_that_writes_the_numbers_it_was_given_is_not_sent_back() -> Non
     assert computed(Attempt(report, run, ["answer"], given, GOAL)) == ""
     made_up = {"prime_count": 1229, "estimate": 1085.74}  # the ratio is worked out elsewhere
     assert "writes it in as a literal" in computed(Attempt(report, run, ["answer"], made_up, GOAL))
+
+
+def test_a_quotient_floored_by_a_fraction_is_sent_back() -> None:
+    """Live 1.5B goal checks gave the prime number theorem's estimate as 1085.0, not 1085.74."""
+    cut = "import math\nlimit = 10000\nprint(limit // math.log(limit))"
+    run = ExecutionResult(exit_code=0, stdout="1085.0\n")
+    problem = unfloored(Attempt(cut, run, ["estimate"], {"limit": 10000}, GOAL))
+    assert "`limit // math.log(limit)`" in problem and "Divide with `/`" in problem
+    assert floored("from math import log, sqrt\na = 7 // log(3)\nb = 9 // sqrt(2)") == [
+        "7 // log(3)",
+        "9 // sqrt(2)",
+    ]
+    assert floored("x = 10 // 2.5\ny = 10 // (3 / 4)") == ["10 // 2.5", "10 // (3 / 4)"]
+    whole = "import math\nlimit = 10000\nprint(limit / math.log(limit), limit // 7, len(s) // 2)"
+    assert floored(whole) == []
+    assert unfloored(Attempt(whole, run, ["estimate"], {"limit": 10000}, GOAL)) == ""

@@ -130,3 +130,24 @@ def test_the_table_picks_each_tasks_strategy() -> None:
     assert strategy_for(assignment(["answer"]), on).name == "select"
     assert strategy_for(assignment(["count"]), on).name == "vote"
     assert strategy_for(assignment(["answer"]), off).name == "once"
+
+
+async def test_a_goal_check_whose_program_failed_every_fix_is_drawn_again(tmp_path: Path) -> None:
+    """Live 1.5B quickstarts: the goal check's sieve failed every fix, and the plan's right
+    answer was left with no independent one to agree with."""
+    failing = "flags = [True] * 100\nprint(flags[100])"
+    answers = [ScriptedAnswer(answer=fenced(c)) for c in (failing, SIEVE, COUNTED)]
+    role = coder(answers, tmp_path, cross_check=True, max_attempts=1)
+    result = await work(role, assignment(["independent_answer"], "goal_check"))
+    assert result.outputs == {"independent_answer": 25}
+    assert {v.kind: v.passed for v in result.verdicts} == {"goal_check": True, "agreement": True}
+    assert len(role.runner.executed) == 3  # type: ignore[attr-defined]
+
+
+async def test_a_goal_check_that_fails_twice_leaves_no_independent_answer(tmp_path: Path) -> None:
+    failing = "flags = [True] * 100\nprint(flags[100])"
+    answers = [ScriptedAnswer(answer=fenced(c)) for c in (failing, failing.replace("100]", "101]"))]
+    role = coder(answers, tmp_path, cross_check=True, max_attempts=1)
+    result = await work(role, assignment(["independent_answer"], "goal_check"))
+    assert result.status == "done" and result.outputs == {"independent_answer": ""}
+    assert "no independent answer" in result.summary and "IndexError" in result.summary

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pydantic import JsonValue
 
 from roles.coder.votes import ANOTHER_WAY, CHECK_NOTE, Solved, voted
+from roles.errors import TaskFailed
 
 
 def solved(value: JsonValue, code: str, exec_id: str) -> Solved:
@@ -125,3 +126,36 @@ async def test_a_decided_vote_leaves_nothing_tied() -> None:
     third = solved(24, "import sympy\nprint(len(list(sympy.primerange(3, 100))))", "e3")
     vote = await voted(FIRST, Programs(second, third), frozenset())
     assert vote.checks and vote.tied == []
+
+
+class Failing(Programs):
+    """Programs whose first ``failures`` draws fail every fix."""
+
+    def __init__(self, failures: int, *given: Solved) -> None:
+        super().__init__(*given)
+        self.failures = failures
+
+    async def __call__(self, note: str) -> Solved:
+        if self.failures:
+            self.notes.append(note)
+            self.failures -= 1
+            raise TaskFailed("code still failing after 3 attempts: IndexError: list index")
+        return await super().__call__(note)
+
+
+async def test_a_check_program_that_failed_is_drawn_again_another_way() -> None:
+    """A live 1.5B quickstart's check program failed three fixes; its answer went unchecked."""
+    other = solved(25, "import sympy\nprint(len(list(sympy.primerange(2, 100))))", "e2")
+    programs = Failing(1, other)
+    vote = await voted(FIRST, programs, frozenset())
+    assert vote.checks and vote.evidence == ["e1", "e2"]
+    assert programs.notes[0] == CHECK_NOTE
+    assert programs.notes[1].startswith(CHECK_NOTE) and "IndexError" in programs.notes[1]
+    assert "another way" in programs.notes[1]
+
+
+async def test_a_check_drawn_again_that_fails_too_leaves_the_first_unconfirmed() -> None:
+    programs = Failing(2)
+    vote = await voted(FIRST, programs, frozenset())
+    assert vote.kept is FIRST and not vote.checks and vote.note == "its check programs failed"
+    assert "IndexError" in vote.failure and len(programs.notes) == 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from roles.verifier.agreement import agree, disagreements, quoted_in
+from roles.verifier.agreement import agree, disagreements, given_in, quoted_in
 from roles.verifier.values import numbers, numerals
 
 
@@ -67,3 +67,25 @@ def test_an_answer_that_is_one_of_the_goals_numbers_is_still_compared() -> None:
     goal = quoted_in("Which is larger, 17 or 23?")
     assert agree("23 is larger", 23, goal)
     assert not agree("23 is larger", "17", goal)
+
+
+def test_numbers_a_task_is_given_are_not_compared_and_quotes_are() -> None:
+    """Two live 1.5B quickstart answers gave the same count, estimate and ratio; one also said
+    the goal's limit, the other "close to 1", and they did not agree."""
+    given = given_in(
+        {
+            "limit": 10000,
+            "prime_count": 1229,
+            "flag": True,
+            "statement": "π(x) ~ x / ln(x) for 100",
+            "values": {"revenue": 7.5},
+            "quoted": 3,
+        }
+    )
+    assert given == frozenset({10000.0, 1229.0})
+    goal = quoted_in("Count the primes below the given limit and compare with the estimate.")
+    one = "The count is 1229\nThe estimate for the primes up to 10000 is 1085.736\nRatio: 1.1320"
+    other = "The count is 1229. The estimate is 1085.736 and it is close to 1 by a factor of 1.132."
+    assert not agree(one, other, goal)
+    assert agree(one, other, goal | given)
+    assert not agree(one, other.replace("1085.736", "1085.0"), goal | given)
