@@ -179,6 +179,9 @@ class TaskAssignment(_Payload):
     task: TaskSpec
     goal: str
     inputs: dict[str, JsonValue] = {}
+    goal_values: list[str] = []
+    """The names among ``inputs`` given with the goal, not computed by a task: numbers an
+    answer may restate as it may the goal's text's (the quickstart's ``limit``)."""
     attempt: int = Field(default=1, ge=1)
     plan_revision: int = 1
     notes: list[str] = []

@@ -57,8 +57,10 @@ __all__ = ["STRATEGIES", "Coder", "Strategy", "repeatable", "strategy_for"]
 
 def repeatable(assignment: TaskAssignment) -> frozenset[float]:
     """The numbers an answer may repeat without having computed them, which candidates are
-    not compared on: those the goal states and those the task is given (`given_in`)."""
-    return quoted_in(assignment.goal) | given_in(assignment.inputs)
+    not compared on: those the goal's text states and those given with it (`given_in`), not
+    those an earlier task computed (a report that restates them has still computed none)."""
+    given = {name: assignment.inputs.get(name) for name in assignment.goal_values}
+    return quoted_in(assignment.goal) | given_in(given)
 
 
 LOG_FILE_CAP = 256_000

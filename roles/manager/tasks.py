@@ -58,10 +58,12 @@ def assignments(
     batch = []
     for spec in sched.next_batch():
         attempt = sched.status[spec.id].attempts
+        computed = sched.inputs_for(spec)
         assignment = TaskAssignment(
             task=spec,
             goal=goal.text,
-            inputs={**goal.inputs, **sched.inputs_for(spec)},  # the goal's values: every task's
+            inputs={**goal.inputs, **computed},  # the goal's values: every task's
+            goal_values=[name for name in goal.inputs if name not in computed],
             attempt=attempt,
             plan_revision=revision,
             notes=[*notes.get(spec.role, []), *ledger.retry_note(spec.id)],

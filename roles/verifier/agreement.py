@@ -125,11 +125,11 @@ def quoted_in(text: str) -> frozenset[float]:
 
 
 def given_in(inputs: Mapping[str, JsonValue]) -> frozenset[float]:
-    """The numbers a task is given as values of their own (the quickstart's ``limit: 10000``,
-    a count an earlier task computed), which an answer may repeat as it may the goal's: two
-    live 1.5B answers that gave the same count, estimate and ratio "disagreed" because one
-    also said "up to 10000". A reading's quotes are left out: they are evidence, and two
-    answers that give a quoted figure have agreed on what the documents say."""
+    """The numbers among ``inputs`` given as values of their own (the quickstart's ``limit:
+    10000``), which an answer may repeat as it may the goal's: two live 1.5B answers that
+    gave the same count, estimate and ratio "disagreed" because one also said "up to 10000".
+    A reading's quotes are left out: they are evidence, and two answers that give a quoted
+    figure have agreed on what the documents say."""
     return frozenset(
         float(value)
         for name, value in inputs.items()

@@ -401,4 +401,4 @@ async def test_a_result_delivered_twice_is_applied_once(
     # ... but counted once: the join waited for the slow answer instead of starting early.
     assert kinds.index(("task", "join")) > kinds.index(("result", "slow"))
     [join] = [a for a in payloads(outcome, "task") if a.task.id == "join"]
-    assert join.inputs == {"q": "quick", "s": "slow"}
+    assert join.inputs == {"q": "quick", "s": "slow"} and join.goal_values == []

@@ -110,6 +110,7 @@ async def test_a_task_that_names_no_input_still_gets_the_goals_values(run_yaml: 
     (assignment,) = [a for a in payloads(outcome, "task") if hasattr(a, "inputs")]
     assert assignment.task.inputs == []
     assert assignment.inputs == {"start": "2024-03-14", "end": "2025-01-27"}
+    assert assignment.goal_values == ["start", "end"]  # given with the goal, not computed
     assert outcome.final is not None and outcome.final.answer == "319 days"
     assert outcome.final.status == "succeeded"
     assert outcome.final.verdict is not None and outcome.final.verdict.verified

@@ -14,10 +14,11 @@ import pytest
 from bus import ConnectOptions, Envelope
 from bus.deliverable import Deliverable
 from bus.payloads import TaskAssignment, TaskResult, TaskSpec, Usage
-from roles.coder.role import Coder, strategy_for
+from roles.coder.role import Coder, repeatable, strategy_for
 from roles.context import RoleContext, RoleDeps
 from roles.model_access import ModelAccess
 from roles.settings import CoderSettings
+from roles.verifier.agreement import quoted_in
 from roles.verifier.rule import verdict_of
 from sandbox.mock import MockRunner, local_python
 from society.models.scripted import ScriptedChatCompletionClient
@@ -151,3 +152,12 @@ async def test_a_goal_check_that_fails_twice_leaves_no_independent_answer(tmp_pa
     result = await work(role, assignment(["independent_answer"], "goal_check"))
     assert result.status == "done" and result.outputs == {"independent_answer": ""}
     assert "no independent answer" in result.summary and "IndexError" in result.summary
+
+
+def test_only_the_goals_own_values_are_numbers_an_answer_may_repeat() -> None:
+    """The goal's limit is; a count an earlier task computed is not (a report stating only
+    the values it was given has computed none, and needs views to agree on it)."""
+    job = assignment(["answer"]).model_copy(
+        update={"inputs": {"limit": 10000, "prime_count": 1229}, "goal_values": ["limit"]}
+    )
+    assert repeatable(job) == quoted_in(GOAL) | {10000.0}
