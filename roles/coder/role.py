@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from autogen_core.models import LLMMessage, UserMessage
-from pydantic import JsonValue
 
 from bus import Envelope
 from bus.payloads import ExecRequest, TaskAssignment, TaskResult, Usage
@@ -23,6 +23,7 @@ from roles.coder import prose
 from roles.coder.artifacts import save_artifacts
 from roles.coder.checks import checks_for
 from roles.coder.function_task import by_drafts
+from roles.coder.goal_check import by_goal_check
 from roles.coder.instructions import SYSTEM, task_request, with_libraries
 from roles.coder.missing_imports import with_imports
 from roles.coder.plain import plain_request
@@ -40,27 +41,19 @@ from roles.coder.quotation import (
 )
 from roles.coder.select import View, select
 from roles.coder.solve import Program, solve
-from roles.coder.votes import Solved, Vote, after_failure, tied_level, voted
+from roles.coder.votes import Solved, Vote, repeatable, tied_level, voted
 from roles.context import RoleContext
 from roles.errors import ModelAnswerError, TaskFailed
 from roles.execution import CodeRunner, ExecutionResult, to_payload
 from roles.settings import CoderSettings
 from roles.solutions import SOLUTION, relevance
 from roles.verifier import checks as verifier
-from roles.verifier.agreement import given_in, quoted_in
+from roles.verifier.agreement import quoted_in
 from roles.verifier.checks import Judged, VerifierCheck
 from roles.verifier.spec import AnswerSpec, StatedProperties, check_program, clause_program
 from roles.worker import WorkerRole
 
-__all__ = ["STRATEGIES", "Coder", "Strategy", "repeatable", "strategy_for"]
-
-
-def repeatable(assignment: TaskAssignment) -> frozenset[float]:
-    """The numbers an answer may repeat without having computed them, which candidates are
-    not compared on: those the goal's text states and those given with it (`given_in`), not
-    those an earlier task computed (a report that restates them has still computed none)."""
-    given = {name: assignment.inputs.get(name) for name in assignment.goal_values}
-    return quoted_in(assignment.goal) | given_in(given)
+__all__ = ["STRATEGIES", "Coder", "Strategy", "strategy_for"]
 
 
 LOG_FILE_CAP = 256_000
@@ -112,25 +105,25 @@ class Coder(WorkerRole[CoderSettings]):
         """One program that runs and writes every output, and no check of its values (with
         ``cross_check`` off): a program that merely ran checks nothing, so the result carries
         no verdict and a run it answers ends ``unverified``."""
-        first = await self._solve(env, assignment, self.prompt(assignment))
+        first = await self.solved(env, assignment, self.prompt(assignment))
         return self.done(assignment, first, note="no second computation (cross_check is off)")
 
     async def _voted(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
         """Outputs other than the answer: checked by a second program written independently,
         and a third to break a tie (`roles.coder.votes`); programs left tied are kept as
         ``level`` candidates, for the goal check to weigh (`roles.manager.final`)."""
-        first = await self._solve(env, assignment, self.prompt(assignment))
-        vote = await self._vote(env, assignment, first)
+        first = await self.solved(env, assignment, self.prompt(assignment))
+        vote = await self.vote(env, assignment, first)
         result = self.done(assignment, vote.kept, note=vote.note, verdicts=[vote.verdict()])
         return result.model_copy(
             update={"level": tied_level(vote, self.ctx.run_dir, result.task_id)}
         )
 
-    async def _vote(self, env: Envelope, assignment: TaskAssignment, first: Solved) -> Vote:
+    async def vote(self, env: Envelope, assignment: TaskAssignment, first: Solved) -> Vote:
         """``first`` checked by programs written independently (`roles.coder.votes`)."""
 
         async def solve(note: str) -> Solved:
-            return await self._solve(env, assignment, self.prompt(assignment, note))
+            return await self.solved(env, assignment, self.prompt(assignment, note))
 
         vote = await voted(first, solve, repeatable(assignment))
         if vote.failure:
@@ -175,7 +168,7 @@ class Coder(WorkerRole[CoderSettings]):
                 convo = plain_request(assignment, self.documents, self.deps.libraries)
             else:
                 convo = self.prompt(assignment, view.note)
-            solved = await self._solve(env, assignment, convo, self.settings.candidate_attempts)
+            solved = await self.solved(env, assignment, convo, self.settings.candidate_attempts)
             return scaled(replace(solved, view=view.kind), kind, assignment, self.documents)
 
         views = views_for(assignment, self.settings.prose, self.documents, self.settings.plain)
@@ -243,41 +236,6 @@ class Coder(WorkerRole[CoderSettings]):
         quoted = quoted_in(assignment.goal) | quoted_in(given)
         return VerifierCheck(check_program(spec, quoted), kind=spec.kind)
 
-    async def _goal_check(self, env: Envelope, assignment: TaskAssignment) -> TaskResult:
-        """One program that answers the whole goal, itself the check of the plan's answer
-        (`roles.verifier.goal_check`), and a second written independently (its answer can stand
-        for the plan's); when none can be had, the answer is left unchecked by it rather than
-        the run failed."""
-        try:
-            solved = await self._solve(env, assignment, self.prompt(assignment))
-        except TaskFailed as failed:
-            again = self.prompt(assignment, after_failure(str(failed)))
-            try:  # a program that failed every fix checks nothing: one more, another way
-                solved = await self._solve(env, assignment, again)
-            except TaskFailed as exc:
-                return self._unanswered(assignment, exc)
-        # a second program, so that where the plan gives no answer or another, this one can
-        # stand in its place (`roles.verifier.goal_check.standing`)
-        vote = await self._vote(env, assignment, solved)
-        held = CheckVerdict(
-            kind="goal_check",
-            what="it is itself the independent check of the plan's answer",
-            candidate=vote.kept.exec_id,
-            passed=True,
-            independent=True,
-            evidence=[vote.kept.exec_id],
-        )
-        result = self.done(assignment, vote.kept, note=vote.note, verdicts=[held, vote.verdict()])
-        return result.model_copy(
-            update={"level": tied_level(vote, self.ctx.run_dir, result.task_id)}
-        )
-
-    def _unanswered(self, assignment: TaskAssignment, failed: TaskFailed) -> TaskResult:
-        """The goal check with no independent answer: done, its output empty, and why."""
-        outputs: dict[str, JsonValue] = dict.fromkeys(assignment.task.outputs, "")
-        note = f"no independent answer: {str(failed)[:300]}"
-        return self.done(assignment, Solved(outputs, {}, "", 0), note=note)
-
     def done(
         self,
         assignment: TaskAssignment,
@@ -306,7 +264,7 @@ class Coder(WorkerRole[CoderSettings]):
             verdicts=verdicts or [],
         )
 
-    async def _solve(
+    async def solved(
         self,
         env: Envelope,
         assignment: TaskAssignment,
@@ -373,6 +331,11 @@ class Coder(WorkerRole[CoderSettings]):
         return run, result_id
 
     @property
+    def run_dir(self) -> Path:
+        """The run's folder (the tasks' artifacts go under it)."""
+        return self.ctx.run_dir
+
+    @property
     def documents(self) -> dict[str, str]:
         """The goal's documents by file name (the researcher's corpus)."""
         corpus = self.deps.corpus
@@ -416,7 +379,7 @@ class Strategy:
 
 STRATEGIES: tuple[Strategy, ...] = (
     Strategy("function", lambda a, s: a.deliverable is not None, by_drafts, False),
-    Strategy("goal_check", lambda a, s: a.task.purpose == "goal_check", Coder._goal_check),
+    Strategy("goal_check", lambda a, s: a.task.purpose == "goal_check", by_goal_check),
     Strategy(
         "select", lambda a, s: bool(s.cross_check) and "answer" in a.task.outputs, Coder._selected
     ),

@@ -17,13 +17,23 @@ from pathlib import Path
 
 from pydantic import JsonValue
 
+from bus.payloads import TaskAssignment
 from bus.verdicts import CheckVerdict, Level
 from roles.coder.artifacts import save_artifacts
 from roles.coder.program_checks import same_program
 from roles.errors import TaskFailed
-from roles.verifier.agreement import agree, disagreements
+from roles.verifier.agreement import agree, disagreements, given_in, quoted_in
 
-__all__ = ["ANOTHER_WAY", "CHECK_NOTE", "Solved", "Vote", "after_failure", "tied_level", "voted"]
+__all__ = [
+    "ANOTHER_WAY",
+    "CHECK_NOTE",
+    "Solved",
+    "Vote",
+    "after_failure",
+    "repeatable",
+    "tied_level",
+    "voted",
+]
 
 CHECK_NOTE = (
     "Solve this task on your own, as an independent check of a teammate's work: compute "
@@ -48,6 +58,14 @@ def after_failure(error: str) -> str:
         f"An earlier program for this task failed, and fixing it did not help ({last}). "
         "Write yours another way (another method), from the start."
     )
+
+
+def repeatable(assignment: TaskAssignment) -> frozenset[float]:
+    """The numbers an answer may repeat without having computed them, which candidates are
+    not compared on: those the goal's text states and those given with it (`given_in`), not
+    those an earlier task computed (a report that restates them has still computed none)."""
+    given = {name: assignment.inputs.get(name) for name in assignment.goal_values}
+    return quoted_in(assignment.goal) | given_in(given)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ import pytest
 from bus import ConnectOptions, Envelope
 from bus.deliverable import Deliverable
 from bus.payloads import TaskAssignment, TaskResult, TaskSpec, Usage
-from roles.coder.role import Coder, repeatable, strategy_for
+from roles.coder.role import Coder, strategy_for
+from roles.coder.votes import repeatable
 from roles.context import RoleContext, RoleDeps
 from roles.model_access import ModelAccess
 from roles.settings import CoderSettings
