@@ -115,9 +115,7 @@ class Coder(WorkerRole[CoderSettings]):
         first = await self.solved(env, assignment, self.prompt(assignment))
         vote = await self.vote(env, assignment, first)
         result = self.done(assignment, vote.kept, note=vote.note, verdicts=[vote.verdict()])
-        return result.model_copy(
-            update={"level": tied_level(vote, self.ctx.run_dir, result.task_id)}
-        )
+        return result.model_copy(update={"level": tied_level(vote, self.run_dir, result.task_id)})
 
     async def vote(self, env: Envelope, assignment: TaskAssignment, first: Solved) -> Vote:
         """``first`` checked by programs written independently (`roles.coder.votes`)."""
@@ -188,9 +186,7 @@ class Coder(WorkerRole[CoderSettings]):
         level = [
             Level(
                 outputs=other.kept.outputs,
-                artifacts=save_artifacts(
-                    self.ctx.run_dir, f"{task.id}/level-{n}", other.kept.files
-                ),
+                artifacts=save_artifacts(self.run_dir, f"{task.id}/level-{n}", other.kept.files),
                 verdicts=other.verdicts,
                 confidence=other.confidence,
             )
@@ -259,7 +255,7 @@ class Coder(WorkerRole[CoderSettings]):
             attempt=assignment.attempt,
             status="done",
             outputs=solved.outputs,
-            artifacts=save_artifacts(self.ctx.run_dir, task.id, solved.files),
+            artifacts=save_artifacts(self.run_dir, task.id, solved.files),
             summary=f"{summary}; unchecked: {note}" if note else summary,
             verdicts=verdicts or [],
         )
