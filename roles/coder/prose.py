@@ -14,12 +14,16 @@ from autogen_core.models import LLMMessage, SystemMessage, UserMessage
 from pydantic import JsonValue
 
 from roles.coder.instructions import DOCUMENT_CHARS
+from roles.coder.recompute import recomputed
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
 from roles.program import given_values, quoted_documents
 from roles.verifier.values import ANSWER_LINE, final_answer
 
-__all__ = ["MARK", "STEPS_FIRST", "SYSTEM", "final_value", "request", "worked"]
+__all__ = ["MARK", "RECOMPUTED", "STEPS_FIRST", "SYSTEM", "final_value", "request", "worked"]
+
+RECOMPUTED = "recomputed.txt"
+"""A worked answer's file naming each result of its arithmetic that code corrected."""
 
 MARK = "Work it out in words"
 """In every prose request."""
@@ -85,10 +89,14 @@ def final_value(reply: str) -> str:
 
 
 def worked(reply: str) -> Solved:
-    """The prose view's candidate: the value it ends on (`final_value`; its text kept as the
-    candidate's code); raises `TaskFailed` when it states none."""
+    """The prose view's candidate: the value it ends on (`final_value`), with the arithmetic
+    of its working done again by code (`roles.coder.recompute`: what was corrected is its
+    ``recomputed.txt``; its text kept as the candidate's code); raises `TaskFailed` when it
+    states none."""
     value = final_value(reply)
     if not value or len(value) > 500 or (value.startswith("<") and value.endswith(">")):
         msg = "the worked answer in prose ends with no 'Answer:' line"
         raise TaskFailed(msg)
-    return Solved({"answer": value}, {}, "", 1, reply, view="prose")
+    value, fixes = recomputed(reply, value)
+    files = {RECOMPUTED: "".join(f"{f.shown()}\n" for f in fixes).encode()} if fixes else {}
+    return Solved({"answer": value}, files, "", 1, reply, view="prose")
