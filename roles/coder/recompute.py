@@ -109,7 +109,12 @@ def _check(run: str, fixes: dict[str, Fix]) -> None:
                 fixes[_bare(claimed)] = Fix(working, claimed.rstrip("%"), _scaled(truth, claimed))
             continue
         if truth is None and (found := _evaluate(tokens, fixes)) is not None:
-            truth, working = found, part
+            truth, working = found, _tidy(part)
+
+
+def _tidy(part: str) -> str:
+    """An expression as a person writes it: ``(23 / 772) * 100``."""
+    return re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", " ".join(part.split())))
 
 
 def _tokens(part: str) -> list[tuple[str, str]] | None:
