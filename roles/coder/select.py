@@ -242,12 +242,10 @@ def _level(
     """The groups level at the top, the one kept first: the group most views agree on among
     those that pass the check (when it is usable), else among all; on a tie, one whose value
     is not trivial nor only the goal's own numbers (`needs_views`: what a program that found
-    nothing gives), then, among programs alone or worked answers alone, the one drawn by the
-    view asked furthest from the direct way, the order of ``views`` (on 52 of the dev suite's
-    train goals, 1.5B, the first answer of the program asked "another way" was right 21 times
-    in 40, the direct one's 18 in 46; on TAT-QA dev-120, 1.5B, of the two worked answers of a
-    reading left tied, the one asked steps first was right on 5 and the first drawn on none),
-    else the first drawn (a reading's worked answer leads its quotation,
+    nothing gives), then, among programs alone, the one drawn by the view asked furthest from
+    the direct way, the order of ``views`` (on 52 of the dev suite's train goals, 1.5B, the
+    first answer of the program asked "another way" was right 21 times in 40, the direct
+    one's 18 in 46), else the first drawn (a reading's worked answer leads its quotation,
     `roles.coder.quotation.reading_views`). A view that makes no call, alone, is kept only
     when no model view answered: on 13 TAT-QA dev questions (1.5B) the researcher's lone
     quotation was right on none, and a check the verifier got wrong ("a percentage" for "In
@@ -277,17 +275,11 @@ def _level(
 
     top = max(rank(g) for g in pool)
     tied = [g for g in pool if rank(g) == top]
-    kinds = {frozenset(g.views) for g in tied}
-    if len(tied) > 1 and len(kinds) == 1 and kinds <= _DRAFTED:
+    if len(tied) > 1 and all(set(g.views) == {"program"} for g in tied):
         tied.sort(
             key=lambda g: (max(m.drawn_by for m in g.members), -groups.index(g)), reverse=True
         )
     return tied
-
-
-_DRAFTED = frozenset({frozenset({"program"}), frozenset({"prose"})})
-"""Groups of one view asked several ways: among such groups alone, the one asked furthest
-from the direct way leads a tie (`_level`)."""
 
 
 def _free(g: Group) -> bool:

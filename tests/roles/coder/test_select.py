@@ -417,12 +417,3 @@ async def test_the_same_program_twice_is_named_as_such_where_no_other_agreed() -
     )
     (lone,) = [v for v in alone.verdicts if v.kind == "agreement"]
     assert lone.what == "no other candidate gave these values"
-
-
-async def test_among_worked_answers_that_agree_with_none_the_one_asked_steps_first_leads() -> None:
-    # a reading's two worked answers, the quotation agreeing with neither
-    draws = Draws(prose("-0.01"), said("121,041 thousand", "quotation"), prose("-0.025"))
-    views = (View("prose"), View("quotation"), View("prose", "again"))
-    chosen = await select(draws, positive(empty_passes=True), "answer", frozenset(), 2, views)
-    assert chosen.kept.outputs == {"answer": "-0.025"}
-    assert [s.kept.outputs["answer"] for s in chosen.level] == ["-0.01"]
