@@ -22,8 +22,12 @@ an answer written as sentences instead, and so departs from it:
 - Text spans: each gold span, normalised as the metric normalises (curly quotes read as
   straight ones, punctuation ending a word dropped first), must appear as a run of the
   answer's normalised words; a multi-span answer needs every gold span, in any order (a
-  set). Extra items are not detected; only an answer over ``max_words`` words (plus twice
-  the gold's) fails, as a copy of the report is no answer.
+  set). An answer over ``max_words`` words (plus twice the gold's) fails, as a copy of
+  the report is no answer.
+- An answer written as a list (items parted by ``; ``, as the society joins quotations) is
+  graded as a set, as the official metric grades a multi-span prediction: every item must
+  state one of the gold answers (``$492 million; 4.2 years`` fails for 492). Numbers in
+  prose around the answer are still read as context, not as items.
 - Fixes to the official number reading: ``(1,234)`` is negative (the official pattern
   misses the comma), ``(66)%`` a percent, ``(9.8) million`` millions; ``−`` a minus sign.
 """
@@ -307,8 +311,34 @@ def grade_sentence(
     if missing:
         saw = ", ".join(s.text for s in stated[:8]) or "no number"
         return False, _short(f"{head} missing {'; '.join(missing)}; saw {saw}")
+    if extra := _extra_items(text, values, answer_type):
+        return False, _short(f"{head} lists {extra!r}, which is none of {wanted!r}: a set")
     said = f" (stated: {', '.join(seen)})" if seen else ""
     return True, _short(f"{head} states {', '.join(map(repr, wanted))}{said}")
+
+
+_ITEM_SEP = re.compile(r";\s+")
+
+
+def _extra_items(text: str, values: dict[str, float | None], answer_type: str) -> str:
+    """The first item of an answer written as a list (items parted by semicolons) that
+    states none of the gold answers, or ``""``: a list is graded as a set, so an item
+    beyond the gold's is a wrong answer, not context. A gold span with a semicolon of its
+    own keeps the answer whole."""
+    items = [i.strip() for i in _ITEM_SEP.split(text.strip()) if re.search(r"\w", i)]
+    if len(items) < 2 or any(_ITEM_SEP.search(span) for span in values):
+        return ""
+    for item in items:
+        words = _tokens(item)
+        stated = stated_numbers(item, words=answer_type == "count")
+        if not any(
+            _has_run(words, _tokens(span))
+            if value is None
+            else any(value in s.values() for s in stated)
+            for span, value in values.items()
+        ):
+            return item
+    return ""
 
 
 def _short(text: str, n: int = 300) -> str:

@@ -154,6 +154,24 @@ def test_spans_are_found_as_the_metric_normalises_them_and_multi_spans_as_sets()
     assert passes("The largest was in 2019.", ["2019"], "span")
 
 
+def test_an_answer_written_as_a_list_is_graded_as_a_set_of_items() -> None:
+    # each near-miss once passed: every gold value was among the items
+    assert not passes("$492 million; 4.2 years", ["492"], "span", "million")
+    assert passes("$492 million", ["492"], "span", "million")
+    # "In which year was Distribution the largest?" (gold 2019)
+    assert not passes("$136.4 million in 2019; $131.7 million in 2018", ["2019"], "span")
+    gold = ["$0.9 million", "$0.6 million"]
+    assert not passes("$0.3 million; $0.9 million; $0.6 million", gold, "multi-span")
+    assert passes("$0.9 million; $0.6 million", gold, "multi-span")
+    assert passes("$0.6 million; $0.9 million", gold, "multi-span")
+    assert not passes("China; USA; Japan", ["china", "usa"], "multi-span")
+    # prose around one answer is context, and a gold span's own semicolon keeps it whole
+    assert passes("Revenue was $5.2 million, up from $4.1 million.", ["5.2"], "span", "million")
+    assert passes("a fee; and a tax", ["a fee; and a tax"], "span")
+    why = grade_sentence("$492 million; 4.2 years", ["492"], "span", "million")[1]
+    assert "4.2 years" in why
+
+
 def test_a_count_may_be_a_word_and_a_list_or_a_copy_is_no_answer() -> None:
     assert passes("There are three contract types.", "3", "count")
     assert passes("There are 3.", "3", "count")
