@@ -133,10 +133,10 @@ class Coder(WorkerRole[CoderSettings]):
         views that fail differently, grouped and selected (`roles.coder.select`)."""
         task = assignment.task
         judge: Callable[[list[str]], Awaitable[Judged]] | None = None
-        kind = ""
+        kind, asked = "", 0
         if self.verifier.verify:
             check = await self._verifier_check(env, assignment)
-            kind = check.kind
+            kind, asked = check.kind, check.values_asked
 
             async def judge_(answers: list[str]) -> Judged:
                 async def run(code: str, files: dict[str, bytes]) -> tuple[ExecutionResult, str]:
@@ -179,6 +179,7 @@ class Coder(WorkerRole[CoderSettings]):
             views,
             self.verifier.min_confidence,
             text_asked(assignment),
+            asked,
         )
         for failure in chosen.failures:
             self.log.info("candidate failed", task=task.id, error=failure[:200])
@@ -230,7 +231,9 @@ class Coder(WorkerRole[CoderSettings]):
             return VerifierCheck("", f"the verifier stated nothing usable: {exc}")
         given = json.dumps(assignment.inputs, ensure_ascii=False)
         quoted = quoted_in(assignment.goal) | quoted_in(given)
-        return VerifierCheck(check_program(spec, quoted), kind=spec.kind)
+        return VerifierCheck(
+            check_program(spec, quoted), kind=spec.kind, values_asked=spec.values_asked
+        )
 
     def done(
         self,

@@ -23,6 +23,7 @@ from typing import Literal
 
 from bus.verdicts import CheckVerdict, Confidence
 from roles.coder.groups import Check, Group, answer_of, answers_only, groups_of, others_of
+from roles.coder.listed import over_listed
 from roles.coder.prose import STEPS_FIRST
 from roles.coder.votes import Solved
 from roles.errors import TaskFailed
@@ -133,11 +134,13 @@ async def select(
     views: Sequence[View] = VIEWS,
     min_confidence: float = 0.0,
     text: bool = False,
+    asked: int = 0,
 ) -> Selection:
     """Draw up to ``most`` candidates through ``views`` until one group is clearly ahead,
     judge them, keep the best group (``text``: the goal asks for a clause of the report's
-    text, and the report's sentence is a view that counts, `roles.coder.groups`). Raises
-    `TaskFailed` when no candidate gave an answer."""
+    text, and the report's sentence is a view that counts, `roles.coder.groups`; ``asked``:
+    how many values the verifier said the goal asks, and a kept answer listing more is not
+    verified, `roles.coder.listed`). Raises `TaskFailed` when no candidate gave an answer."""
     cands: list[Solved] = []
     failures: list[str] = []
     last: TaskFailed | None = None
@@ -185,6 +188,9 @@ async def select(
             verdicts.append(_too_unsure(group, confidence, min_confidence))
             note = note or verdicts[-1].what
         kept = _answering(group, output, quoted)
+        if listed := over_listed(answer_of(kept, output), asked, kept.exec_id):
+            verdicts.append(listed)
+            note = note or listed.what
         return Selection(kept, verdicts, note, drawn, failures, confidence)
 
     return replace(selected(best), level=[selected(g) for g in level])

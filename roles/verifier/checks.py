@@ -46,11 +46,13 @@ Run = Callable[[str, dict[str, bytes]], Awaitable[tuple[ExecutionResult, str]]]
 @dataclass(frozen=True)
 class VerifierCheck:
     """The check program the verifier wrote (empty ``code``: it wrote none, ``problem`` says
-    why), and the kind of value it stated every right answer gives ("" when it stated none)."""
+    why), the kind of value it stated every right answer gives ("" when it stated none) and
+    how many values it said the goal asks (0 when it stated none)."""
 
     code: str
     problem: str = ""
     kind: str = ""
+    values_asked: int = 0
 
 
 @dataclass(frozen=True)

@@ -417,3 +417,22 @@ async def test_the_same_program_twice_is_named_as_such_where_no_other_agreed() -
     )
     (lone,) = [v for v in alone.verdicts if v.kind == "agreement"]
     assert lone.what == "no other candidate gave these values"
+
+
+async def test_a_quotation_listing_more_items_than_asked_answers_unverified() -> None:
+    # TAT-QA dev: "What were the total definite-lived intangible assets?" (gold 492); the
+    # worked answer agreed with one item of the quotation, and the check passed the list
+    views = (View("prose"), View("quotation"), View("prose", "again"))
+    listed = "$492 million; 4.2 years"
+    draws = Draws(prose("$492 million"), said(listed, "quotation"), None)
+    chosen = await select(draws, positive(), "answer", frozenset(), 1, views, asked=1)
+    assert chosen.kept.outputs == {"answer": listed}
+    failed = [v for v in chosen.verdicts if not v.passed]
+    assert [(v.kind, v.independent) for v in failed] == [("property", True)]
+    assert "lists 2 items where the goal asks for 1" in failed[0].what
+    assert chosen.note == failed[0].what
+    # as many items as asked, or no statement of how many, verifies as before
+    for asked in (2, 0):
+        draws = Draws(prose("$492 million"), said(listed, "quotation"), None)
+        chosen = await select(draws, positive(), "answer", frozenset(), 1, views, asked=asked)
+        assert all(v.passed for v in chosen.verdicts) and chosen.note == ""
