@@ -1,10 +1,12 @@
-"""An answer that lists more items than the goal asks for: the items of an answer joined as
-the researcher's quotations are (``; ``), and the verdict that keeps such a list from
-passing as one verified answer.
+"""A quotation that lists more items than the goal asks for: the items of an answer joined
+as the researcher's quotations are (``; ``), and the verdict that keeps such a list from
+passing as one verified answer. Only the quotation is judged so: a program's sentence may
+part its values with semicolons, and the verifier's count of them is often short (it said 2
+for the quickstart's three).
 
 On TAT-QA dev-120 (1.5B, 90897ec) every answer that was a quotation listing more items
 than the verifier said the goal asks (``values_asked``, stated from the goal before any
-answer) was wrong: 5 of 5, 3 of them `succeeded` because a worked answer agreed with one
+answer) was wrong: 6 of 6, 3 of them `succeeded` because a worked answer agreed with one
 of the items."""
 
 from __future__ import annotations

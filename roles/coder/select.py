@@ -139,8 +139,8 @@ async def select(
     """Draw up to ``most`` candidates through ``views`` until one group is clearly ahead,
     judge them, keep the best group (``text``: the goal asks for a clause of the report's
     text, and the report's sentence is a view that counts, `roles.coder.groups`; ``asked``:
-    how many values the verifier said the goal asks, and a kept answer listing more is not
-    verified, `roles.coder.listed`). Raises `TaskFailed` when no candidate gave an answer."""
+    how many values the verifier said the goal asks, and a quotation answering with more
+    items is not verified, `roles.coder.listed`). Raises `TaskFailed` when no candidate gave an answer."""
     cands: list[Solved] = []
     failures: list[str] = []
     last: TaskFailed | None = None
@@ -188,7 +188,8 @@ async def select(
             verdicts.append(_too_unsure(group, confidence, min_confidence))
             note = note or verdicts[-1].what
         kept = _answering(group, output, quoted)
-        if listed := over_listed(answer_of(kept, output), asked, kept.exec_id):
+        listed = over_listed(answer_of(kept, output), asked) if kept.view == "quotation" else None
+        if listed is not None:
             verdicts.append(listed)
             note = note or listed.what
         return Selection(kept, verdicts, note, drawn, failures, confidence)

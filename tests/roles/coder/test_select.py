@@ -431,6 +431,11 @@ async def test_a_quotation_listing_more_items_than_asked_answers_unverified() ->
     assert [(v.kind, v.independent) for v in failed] == [("property", True)]
     assert "lists 2 items where the goal asks for 1" in failed[0].what
     assert chosen.note == failed[0].what
+    # a program's sentence may part its values with semicolons: only a quotation is judged
+    sentence = "1229 primes below 10000; x / ln x gives 1085.7; ratio 1.132"
+    draws = Draws(cand(sentence, "a = 1"), prose(sentence))
+    chosen = await select(draws, positive(), "answer", frozenset(), 2, READING, asked=2)
+    assert chosen.kept.view == "program" and all(v.passed for v in chosen.verdicts)
     # as many items as asked, or no statement of how many, verifies as before
     for asked in (2, 0):
         draws = Draws(prose("$492 million"), said(listed, "quotation"), None)
