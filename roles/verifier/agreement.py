@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
 
 from pydantic import JsonValue
 
 from bus.evidence import READING
 from roles.verifier.values import numbers, numerals
 
-__all__ = ["agree", "disagreements", "given_in", "quoted_in"]
+__all__ = ["agree", "as_fractions", "disagreements", "given_in", "quoted_in"]
 
 
 def _text(value: JsonValue) -> str:
@@ -101,9 +102,14 @@ def _float(number: str) -> float | None:
         return None
 
 
-def agree(a: JsonValue, b: JsonValue, quoted: frozenset[float] = frozenset()) -> bool:
+def agree(
+    a: JsonValue, b: JsonValue, quoted: frozenset[float] = frozenset(), percent: bool = False
+) -> bool:
     """Whether two values of one output state the same thing (see the module's docstring);
-    ``quoted``: the numbers the goal states."""
+    ``quoted``: the numbers the goal states; ``percent``: a percentage on either side may
+    also state the fraction it is (`as_fractions`: "113% close" gives a ratio of 1.13)."""
+    if percent and (agree(as_fractions(a), b, quoted) or agree(a, as_fractions(b), quoted)):
+        return True
     na, nb = numerals(a), numerals(b)
     ca, cb = _computed(na, quoted), _computed(nb, quoted)
     if ca or cb:  # a result beside the goal's own numbers: compare the results
@@ -117,6 +123,24 @@ def agree(a: JsonValue, b: JsonValue, quoted: frozenset[float] = frozenset()) ->
     if not wa or not wb:
         return _text(a).strip().lower() == _text(b).strip().lower()
     return wa <= wb or wb <= wa
+
+
+_PERCENT = re.compile(r"(?<![\w.])([-+−]?\d+(?:\.\d+)?)\s*(?:%|per ?cent\b)")
+
+
+def as_fractions(value: JsonValue) -> str:
+    """``value`` with each percentage written as the fraction it is, to the decimals it was
+    stated to ("113%" as "1.13", "5.5 percent" as "0.055"): a live 1.5B quickstart's goal
+    check wrote the count divided by the estimate as "113% close" where the plan wrote
+    1.132."""
+
+    def fraction(match: re.Match[str]) -> str:
+        try:
+            return format(Decimal(match.group(1).replace("−", "-")).scaleb(-2), "f")
+        except InvalidOperation:
+            return match.group(0)
+
+    return _PERCENT.sub(fraction, _text(value))
 
 
 def quoted_in(text: str) -> frozenset[float]:

@@ -101,14 +101,17 @@ def judged(answer: str, check: GoalCheck) -> tuple[bool, str]:
     Where it does not and the goal check's programs were left tied, one of them that gives
     the plan's values agrees all the same: the first drawn was kept only for being first (a
     live 1.5B quickstart's goal check kept an estimate cut to 1085.0 over its second
-    program's 1085.74, which the plan's right answer gave)."""
+    program's 1085.74, which the plan's right answer gave). A percentage agrees with the
+    fraction it is (`roles.verifier.agreement.as_fractions`: a live 1.5B goal check's program
+    gave the plan's count and estimate and said "113% close" for its ratio of 1.132)."""
     independent, goal = check.independent, check.goal
     if independent is None or independent == "":
         return False, f"{GOAL_CHECK}: no independent answer to the whole goal was computed"
     quoted = quoted_in(goal)
-    if agree(answer, independent, quoted):
+    if agree(answer, independent, quoted, percent=True):
         return True, f"{GOAL_CHECK}: a program answering the whole goal on its own agrees"
-    if any(agree(answer, other, quoted) for other in check.tied if other not in (None, "")):
+    tied = [other for other in check.tied if other not in (None, "")]
+    if any(agree(answer, other, quoted, percent=True) for other in tied):
         return True, (
             f"{GOAL_CHECK}: its programs answering the whole goal on their own disagreed, and "
             "one of them gives these values"
@@ -130,7 +133,7 @@ def standing(
     if not isinstance(independent, str) or not independent.strip():
         return None
     quoted = quoted_in(goal)
-    if answer is not None and agree(answer, independent, quoted):
+    if answer is not None and agree(answer, independent, quoted, percent=True):
         return None  # it checks the plan's answer instead (`judged`)
     confirmed = [v for v in shown if v.kind == "agreement" and v.passed]
     stated = numbers(independent)

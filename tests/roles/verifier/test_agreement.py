@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from roles.verifier.agreement import agree, disagreements, given_in, quoted_in
+from roles.verifier.agreement import agree, as_fractions, disagreements, given_in, quoted_in
 from roles.verifier.values import numbers, numerals
 
 
@@ -89,3 +89,14 @@ def test_numbers_a_task_is_given_are_not_compared_and_quotes_are() -> None:
     assert not agree(one, other, goal)
     assert agree(one, other, goal | given)
     assert not agree(one, other.replace("1085.736", "1085.0"), goal | given)
+
+
+def test_a_percentage_agrees_with_its_fraction_only_when_asked_to() -> None:
+    assert as_fractions("113% close; 5.5 percent, −3 % and 100%") == (
+        "1.13 close; 0.055, -0.03 and 1.00"
+    )
+    assert not agree("ratio 1.1320", "113% close")
+    assert agree("ratio 1.1320", "113% close", percent=True)
+    assert agree("113.2%", "the ratio is 1.132", percent=True)
+    assert not agree("ratio 1.1320", "114% close", percent=True)
+    assert not agree("ratio 0.1320", "113% close", percent=True)

@@ -79,3 +79,21 @@ def test_a_goal_check_left_tied_agrees_by_any_of_its_programs() -> None:
     # a tied program the plan does not agree with, or none at all, confirms nothing
     assert not verdict_of(plan, ["t"], checked, GoalCheck(goal, kept, tied=["1230"])).verified
     assert not verdict_of(plan, ["t"], checked, GoalCheck(goal, kept, tied=[None, ""])).verified
+
+
+def test_a_goal_check_stating_the_ratio_as_a_percentage_agrees() -> None:
+    """A live 1.5B quickstart (d7e198d): the plan answered 1.132, the goal check's program
+    that gave the plan's count and estimate said "113% close", and the run ended unverified."""
+    checked = {"t": [v("agreement", True, False)]}
+    goal = "Count the primes below the limit; report the count divided by the estimate."
+    plan = '{"count": 1229, "estimate": 1085.7362047581294, "ratio": 1.131950831715873}'
+    kept = "Count: 1229\nEstimate: 1217.97630146155\nCount divided by Estimate: 1.00905"
+    said = "The number of primes below 10000 is 1229. The estimate is 1085.736, which is {}% close."
+    held = verdict_of(plan, ["t"], checked, GoalCheck(goal, kept, tied=[said.format(113)]))
+    assert held.verified
+    # another percentage, or the plan's excess over the estimate, is not the same ratio
+    for tied, answer in (
+        (said.format(111), plan),
+        (said.format(113), plan.replace("1.13", "0.13")),
+    ):
+        assert not verdict_of(answer, ["t"], checked, GoalCheck(goal, kept, tied=[tied])).verified
