@@ -23,7 +23,7 @@ from pydantic import JsonValue
 from bus.evidence import READING
 from roles.verifier.values import numbers, numerals
 
-__all__ = ["agree", "as_fractions", "disagreements", "given_in", "quoted_in"]
+__all__ = ["agree", "as_fractions", "disagreements", "given_in", "labelled", "quoted_in"]
 
 
 def _text(value: JsonValue) -> str:
@@ -108,6 +108,8 @@ def agree(
     """Whether two values of one output state the same thing (see the module's docstring);
     ``quoted``: the numbers the goal states; ``percent``: a percentage on either side may
     also state the fraction it is (`as_fractions`: "113% close" gives a ratio of 1.13)."""
+    if _mislabelled(a, b):
+        return False
     if percent and (agree(as_fractions(a), b, quoted) or agree(a, as_fractions(b), quoted)):
         return True
     na, nb = numerals(a), numerals(b)
@@ -123,6 +125,33 @@ def agree(
     if not wa or not wb:
         return _text(a).strip().lower() == _text(b).strip().lower()
     return wa <= wb or wb <= wa
+
+
+_LABELLED = re.compile(
+    r"(?:^|(?<=[,;{\n])|(?<=\.\s))\s*\"?([A-Za-z][A-Za-z _-]{0,40}?)\"?\s*[:=]\s*"
+    r"([-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w.]*[A-Za-z(])"
+)
+
+
+def labelled(value: JsonValue) -> dict[str, str]:
+    """The numbers ``value`` states under a name of their own — ``Estimate: 1085.74``, a JSON
+    object's ``"ratio": 1.132`` — by the name in lower case, its words parted by one space;
+    a name given two numbers is left out."""
+    found: dict[str, list[str]] = {}
+    for match in _LABELLED.finditer(_text(value)):
+        name = " ".join(re.findall(r"[a-z]+", match.group(1).lower()))
+        found.setdefault(name, []).append(
+            match.group(2).replace(",", "").replace("−", "-").lstrip("+")
+        )
+    return {name: ns[0] for name, ns in found.items() if name and len(ns) == 1}
+
+
+def _mislabelled(a: JsonValue, b: JsonValue) -> bool:
+    """Whether a name both values state a number under is given different numbers: a live
+    1.5B goal check's program computed "Estimate: 1.13, Ratio: 1085.74" and another "Estimate:
+    1085.736, Ratio: 1.13", the same numbers, and agreement by numbers alone made them one."""
+    la, lb = labelled(a), labelled(b)
+    return any(not _same(la[name], lb[name]) for name in la.keys() & lb.keys())
 
 
 _PERCENT = re.compile(r"(?<![\w.])([-+−]?\d+(?:\.\d+)?)\s*(?:%|per ?cent\b)")

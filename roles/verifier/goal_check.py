@@ -103,15 +103,22 @@ def judged(answer: str, check: GoalCheck) -> tuple[bool, str]:
     live 1.5B quickstart's goal check kept an estimate cut to 1085.0 over its second
     program's 1085.74, which the plan's right answer gave). A percentage agrees with the
     fraction it is (`roles.verifier.agreement.as_fractions`: a live 1.5B goal check's program
-    gave the plan's count and estimate and said "113% close" for its ratio of 1.132)."""
+    gave the plan's count and estimate and said "113% close" for its ratio of 1.132). An
+    answer that agrees by stating fewer values of its own than the program does answers part
+    of the goal and does not agree (`covers`: a live 1.5B plan answered the estimate alone,
+    1085.74, and the goal check's count, estimate and ratio held it)."""
     independent, goal = check.independent, check.goal
     if independent is None or independent == "":
         return False, f"{GOAL_CHECK}: no independent answer to the whole goal was computed"
     quoted = quoted_in(goal)
     if agree(answer, independent, quoted, percent=True):
+        if not covers(answer, independent, goal):
+            return False, _part(answer, independent, goal)
         return True, f"{GOAL_CHECK}: a program answering the whole goal on its own agrees"
     tied = [other for other in check.tied if other not in (None, "")]
-    if any(agree(answer, other, quoted, percent=True) for other in tied):
+    if any(
+        agree(answer, other, quoted, percent=True) and covers(answer, other, goal) for other in tied
+    ):
         return True, (
             f"{GOAL_CHECK}: its programs answering the whole goal on their own disagreed, and "
             "one of them gives these values"
@@ -133,7 +140,11 @@ def standing(
     if not isinstance(independent, str) or not independent.strip():
         return None
     quoted = quoted_in(goal)
-    if answer is not None and agree(answer, independent, quoted, percent=True):
+    if (
+        answer is not None
+        and agree(answer, independent, quoted, percent=True)
+        and covers(answer, independent, goal)
+    ):
         return None  # it checks the plan's answer instead (`judged`)
     confirmed = [v for v in shown if v.kind == "agreement" and v.passed]
     stated = numbers(independent)
@@ -150,6 +161,17 @@ def standing(
         passed=True,
         independent=True,
         evidence=confirmed[0].evidence,
+    )
+
+
+def _part(answer: str, independent: JsonValue, goal: str) -> str:
+    quoted = quoted_in(goal)
+    own = len([n for n in numbers(answer) if n not in quoted])
+    computed = len([n for n in numbers(independent) if n not in quoted])
+    return (
+        f"{GOAL_CHECK}: the answer states {own} value(s) of its own where a program answering "
+        f"the whole goal on its own computed {computed} ({str(independent)[:200]!r}): it "
+        "answers part of the goal"
     )
 
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from roles.verifier.agreement import agree, as_fractions, disagreements, given_in, quoted_in
+from roles.verifier.agreement import (
+    agree,
+    as_fractions,
+    disagreements,
+    given_in,
+    labelled,
+    quoted_in,
+)
 from roles.verifier.values import numbers, numerals
 
 
@@ -100,3 +107,28 @@ def test_a_percentage_agrees_with_its_fraction_only_when_asked_to() -> None:
     assert agree("113.2%", "the ratio is 1.132", percent=True)
     assert not agree("ratio 1.1320", "114% close", percent=True)
     assert not agree("ratio 0.1320", "113% close", percent=True)
+
+
+def test_numbers_under_a_name_are_read_by_it() -> None:
+    assert labelled("Count: 1229, Estimate: 1.13, Ratio: 1085.74") == {
+        "count": "1229",
+        "estimate": "1.13",
+        "ratio": "1085.74",
+    }
+    assert labelled('{"count": 1229, "ratio": 1.132}') == {"count": "1229", "ratio": "1.132"}
+    assert labelled("Computed prime count: 1,229\nCount divided by Estimate: 1.009") == {
+        "computed prime count": "1229",
+        "count divided by estimate": "1.009",
+    }
+    # a number with a unit after it, a name given twice, or no name at the start: none
+    assert labelled("Cost: 3.5x; x: 1; x: 2; the ratio is 4") == {}
+
+
+def test_the_same_numbers_under_other_names_disagree() -> None:
+    right = "Count: 1229\nEstimate: 1085.7362047581294\nRatio: 1.13"
+    swapped = "Count: 1229, Estimate: 1.13, Ratio: 1085.74"
+    assert not agree(right, swapped)
+    assert not agree('{"count": 1229, "estimate": 1085.736, "ratio": 1.132}', swapped)
+    assert agree('{"count": 1229, "estimate": 1085.736, "ratio": 1.132}', right)
+    # names one side alone gives are not compared, and unnamed numbers agree as before
+    assert agree("Count: 1229, prime estimate: 1085.74", "1229 primes, 1085.74 estimated")

@@ -85,7 +85,7 @@ def test_a_goal_check_stating_the_ratio_as_a_percentage_agrees() -> None:
     """A live 1.5B quickstart (d7e198d): the plan answered 1.132, the goal check's program
     that gave the plan's count and estimate said "113% close", and the run ended unverified."""
     checked = {"t": [v("agreement", True, False)]}
-    goal = "Count the primes below the limit; report the count divided by the estimate."
+    goal = 'Count the primes below the limit; report the count divided by the estimate.\n{"limit": 10000}'
     plan = '{"count": 1229, "estimate": 1085.7362047581294, "ratio": 1.131950831715873}'
     kept = "Count: 1229\nEstimate: 1217.97630146155\nCount divided by Estimate: 1.00905"
     said = "The number of primes below 10000 is 1229. The estimate is 1085.736, which is {}% close."
@@ -97,3 +97,36 @@ def test_a_goal_check_stating_the_ratio_as_a_percentage_agrees() -> None:
         (said.format(113), plan.replace("1.13", "0.13")),
     ):
         assert not verdict_of(answer, ["t"], checked, GoalCheck(goal, kept, tied=[tied])).verified
+
+
+def test_an_answer_stating_part_of_what_the_goal_check_computed_is_not_verified() -> None:
+    """A live 1.5B quickstart (44904a0) answered the estimate alone, 1085.74, and the goal
+    check's count, estimate and ratio agreed with it by containing it: `succeeded`."""
+    checked = {"t": [v("agreement", True, False)]}
+    goal = 'Report the count, the estimate and the count divided by the estimate.\n{"limit": 10000}'
+    whole = "Count: 1229\nEstimate: 1085.7362047581294\nRatio: 1.13"
+    part = verdict_of("1085.7362047581294", ["t"], checked, GoalCheck(goal, whole))
+    assert not part.verified
+    assert any("answers part of the goal" in c for c in part.checks)
+    tied = verdict_of("1085.74", ["t"], checked, GoalCheck(goal, "1229", tied=[whole]))
+    assert not tied.verified
+    plan = "There are 1229 primes below 10000; the estimate is 1085.74 and the ratio 1.132."
+    assert verdict_of(plan, ["t"], checked, GoalCheck(goal, whole)).verified
+
+
+def test_the_same_numbers_under_other_names_do_not_agree() -> None:
+    """The same live run's goal check: one program computed "Estimate: 1.13, Ratio: 1085.74"
+    (the count over the estimate, named the estimate), another the right three."""
+    checked = {"t": [v("agreement", True, False)]}
+    goal = 'Report the count, the estimate and the count divided by the estimate.\n{"limit": 10000}'
+    plan = '{"count": 1229, "estimate": 1085.7362047581294, "ratio": 1.131950831715873}'
+    swapped = "Count: 1229, Estimate: 1.13, Ratio: 1085.74"
+    assert not verdict_of(plan, ["t"], checked, GoalCheck(goal, swapped)).verified
+    assert verdict_of(
+        plan,
+        ["t"],
+        checked,
+        GoalCheck(
+            goal, swapped.replace("1.13", "X").replace("1085.74", "1.13").replace("X", "1085.74")
+        ),
+    ).verified
