@@ -87,6 +87,14 @@ def _with_grounding(
     return checked
 
 
+_ANSWERABLE = frozenset({"succeeded", "failed", "budget_exhausted"})
+"""The ends after which a verified answer is looked for where the plan gave none it can
+stand by (`_level_picked`, `_confirmed_instead`): a spent budget stops the plan's work, not
+an answer already computed and confirmed (a live 1.5B quickstart, 45a960c, spent its 20
+minutes on a plan whose programs failed, its goal check's two programs having agreed on the
+right count, estimate and ratio in its first minutes). A person's stop is left as it is."""
+
+
 def stated(goal: Goal) -> str:
     """The goal as the checks of the answer read it: its text and the values given with it
     (numbers an answer may repeat without having computed them: the quickstart's limit)."""
@@ -270,7 +278,7 @@ def final_message(
         goal_check = GoalCheck(goal, independent, ledger.checked.get(checker, []), tied)
     verdict = verdict_of(answer, sources, _with_grounding(ledger, scheduler, sources), goal_check)
     artifacts, confidence = ledger.artifacts, ledger.confidence
-    if not verdict.verified and status in ("succeeded", "failed") and goal_check is not None:
+    if not verdict.verified and status in _ANSWERABLE and goal_check is not None:
         if picked := _level_picked(ledger, scheduler, sources, goal_check):
             answer, verdict, outputs = picked.answer, picked.verdict, picked.outputs
             artifacts, confidence = picked.artifacts, picked.confidence

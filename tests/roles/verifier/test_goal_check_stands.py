@@ -112,6 +112,20 @@ def test_a_failed_plan_is_answered_by_the_confirmed_goal_check() -> None:
     assert final.status == "succeeded" and final.answer == RIGHT and final.reason == ""
 
 
+def test_a_spent_budget_is_answered_by_the_confirmed_goal_check_and_a_stop_is_not() -> None:
+    """A live 1.5B quickstart (45a960c) spent its wall budget on a plan whose programs failed,
+    its goal check's two programs having agreed on the right three values: no answer."""
+    budget = BudgetTracker(BudgetSettings())
+    ledger = ran(None, RIGHT, AGREED, "report: cancelled")
+    final = final_message("budget_exhausted", "wall", ledger, scheduler(), 1, budget, GOAL)
+    assert final.status == "succeeded" and final.answer == RIGHT and final.reason == ""
+    unconfirmed = ran(None, RIGHT, UNAGREED, "report: cancelled")
+    spent = final_message("budget_exhausted", "wall", unconfirmed, scheduler(), 1, budget, GOAL)
+    assert spent.status == "budget_exhausted" and spent.reason == "wall"
+    stopped = final_message("aborted", "stopped", ledger, scheduler(), 1, budget, GOAL)
+    assert stopped.status == "aborted"
+
+
 def test_an_unconfirmed_goal_check_leaves_the_plans_answer_unverified() -> None:
     budget = BudgetTracker(BudgetSettings())
     ledger = ran("ratio 0.132", RIGHT, UNAGREED, "")
