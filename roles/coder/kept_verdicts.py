@@ -15,6 +15,7 @@ __all__ = ["too_unsure", "verdicts_of"]
 
 
 def too_unsure(best: Group, confidence: Confidence, least: float) -> CheckVerdict:
+    """The failed verdict of a kept group whose views' agreement is below ``least``."""
     others = "; ".join(confidence.alternatives) or "none"
     return CheckVerdict(
         kind="agreement",
@@ -64,6 +65,9 @@ def verdicts_of(
     output: str,
     quoted: frozenset[float],
 ) -> tuple[list[CheckVerdict], str]:
+    """The verdicts of the kept group ``best`` among ``groups`` (its agreement, a value only
+    two views may pass, the verifier's check ``judged``) and the note of why it is not
+    verified ("" when nothing stands in the way)."""
     kept = best.kept
     others = len(groups) - 1
     besides = f" ({others} other group(s) of values)" if others else ""

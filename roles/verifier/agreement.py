@@ -8,7 +8,9 @@ and those of the shorter statement all found in the longer ("319" in "319 days f
 2024-03-14") — or, with no numbers, when the words of one (less the small ones every
 sentence has) are all in the other. Numbers quoted from the goal ("from 1900 to 2100")
 are left out when both values state others: two answers that agree only on what the goal
-said have not agreed on a result.
+said have not agreed on a result. A number stated under a name both values give must be the
+same under it (`labelled`), and, asked to, a percentage agrees with the fraction it is
+(`as_fractions`).
 """
 
 from __future__ import annotations

@@ -165,14 +165,18 @@ def standing(
 
 
 def _part(answer: str, independent: JsonValue, goal: str) -> str:
-    quoted = quoted_in(goal)
-    own = len([n for n in numbers(answer) if n not in quoted])
-    computed = len([n for n in numbers(independent) if n not in quoted])
+    """Why an answer that agrees by being contained answers only part of the goal."""
     return (
-        f"{GOAL_CHECK}: the answer states {own} value(s) of its own where a program answering "
-        f"the whole goal on its own computed {computed} ({str(independent)[:200]!r}): it "
-        "answers part of the goal"
+        f"{GOAL_CHECK}: the answer states {_own(answer, goal)} value(s) of its own where a "
+        f"program answering the whole goal on its own computed {_own(independent, goal)} "
+        f"({str(independent)[:200]!r}): it answers part of the goal"
     )
+
+
+def _own(value: JsonValue, goal: str) -> int:
+    """How many numbers ``value`` states that the goal does not."""
+    quoted = quoted_in(goal)
+    return len([n for n in numbers(value) if n not in quoted])
 
 
 def covers(answer: str, independent: JsonValue, goal: str) -> bool:
@@ -180,9 +184,4 @@ def covers(answer: str, independent: JsonValue, goal: str) -> bool:
     independent answer: values agree when those of the shorter statement are all in the
     longer, so an answer stating the count alone agrees with one stating count, estimate and
     ratio, and answers only part of the goal."""
-    quoted = quoted_in(goal)
-
-    def computed(value: JsonValue) -> int:
-        return len([n for n in numbers(value) if n not in quoted])
-
-    return computed(answer) >= computed(independent)
+    return _own(answer, goal) >= _own(independent, goal)
