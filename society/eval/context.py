@@ -47,6 +47,9 @@ class Answered:
     extra: dict[str, JsonValue] = field(default_factory=dict)
     confidence: float | None = None
     """How sure the arm is of the answer, 0-1 (None: it states none)."""
+    views: list[str] = field(default_factory=list)
+    """The views that gave the answer, in the order drawn (the society's kept group; the
+    ``vote`` arm's winning samples); empty for an arm that states none."""
     roles: dict[str, int] = field(default_factory=dict)
     """Model calls per role that made them (the society's; empty for a baseline)."""
     others: list[Drawn] = field(default_factory=list)

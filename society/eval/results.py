@@ -72,6 +72,10 @@ class Record(BaseModel):
     confidence: float | None = None
     """How sure the arm was of its answer, 0-1 (the society: its views' agreement; ``vote``:
     the winning share); None when the arm states none (`society.eval.risk`)."""
+    views: list[str] = []
+    """The views that gave the answer, in the order drawn (the society's kept group, e.g.
+    ``["program", "plain"]``; the ``vote`` arm's winning samples): with `others`, which way
+    a tie went."""
     roles: dict[str, int] = {}
     """The society's model calls per role that made them: which roles did work."""
     others: list[Other] = []

@@ -183,6 +183,7 @@ def _record(
         run_id=answered.run_id,
         folder=str(answered.folder) if answered.folder else None,
         confidence=answered.confidence,
+        views=answered.views,
         roles=answered.roles,
         others=others or [],
     )

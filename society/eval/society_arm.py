@@ -128,6 +128,7 @@ async def run_society(scenario: Scenario, run_id: str, ctx: EvalContext) -> Answ
         run_id=run_id,
         folder=run_dir,
         confidence=sure.score if sure is not None else None,
+        views=list(sure.views) if sure is not None else [],
         roles=dict(s.role_calls),
         others=list(sure.others) if sure is not None else [],
     )

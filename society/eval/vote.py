@@ -72,8 +72,9 @@ async def vote(case: Case, cx: CaseContext) -> Answered:
             for g in groups
             if g[0] is not sub
         ]
+        won = next((len(g) for g in groups if g[0] is sub), 0)
         done = Answered(sub, status, reason, calls, tin, tout, cost, wall, folder=folder)
-        return dataclasses.replace(done, confidence=share, others=others)
+        return dataclasses.replace(done, confidence=share, views=["program"] * won, others=others)
 
     if not groups:
         why = next((str(s["why"]) for s in reversed(samples) if s.get("why")), "no sample ran")

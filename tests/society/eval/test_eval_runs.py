@@ -114,5 +114,6 @@ async def test_the_values_the_society_drew_and_did_not_keep_are_graded(tmp_path:
     (record,) = results.records
     assert not record.passed and record.answer is not None and "3" in record.answer
     assert [(o.value, o.views, o.passed) for o in record.others] == [("2", ["program"], True)]
+    assert record.views == ["program"]  # the kept value's views, beside the others'
     assert record.drawn_right  # a right value drawn, and not kept
     assert json.loads(where.read_text())["records"][0]["others"][0]["value"] == "2"

@@ -59,6 +59,7 @@ async def test_the_largest_group_of_values_answers_with_its_share_as_confidence(
     (record,) = results.records
     assert record.passed and record.status == "succeeded" and record.calls == 7
     assert record.answer == "The sum is 42." and record.confidence == pytest.approx(3 / 7)
+    assert record.views == ["program"] * 3  # the winning samples
     folder = Path(str(record.folder))
     calls = [json.loads(line) for line in (folder / "calls.jsonl").read_text().splitlines()]
     args = [c["request"]["create_args"] for c in calls]
@@ -77,6 +78,7 @@ async def test_a_right_value_outvoted_is_graded_and_shown_as_drawn(tmp_path: Pat
     results, where = await run_eval(suite(answers), settings, Console(file=io.StringIO()))
     (record,) = results.records
     assert record.answer == "41" and not record.passed
+    assert record.views == ["program"] * 2  # 41 and 41.0
     assert [(o.value, o.views, o.passed) for o in record.others] == [("42", ["program"], True)]
     assert record.drawn_right
     assert json.loads(where.read_text())["records"][0]["others"][0]["passed"] is True
