@@ -195,7 +195,8 @@ def _confirmed_instead(
     """Where the plan's answer is not verified (or there is none), a verified one instead:
     the values the plan computed for its last task, when the goal check confirms them all
     (its last task misstated them); else the goal check's own answer, when a second program
-    gave it too (`roles.verifier.goal_check.standing`). None: neither holds."""
+    gave it too (`roles.verifier.goal_check.standing`), verified only where the plan gave no
+    answer (against the plan's, it is given unverified). None: neither holds."""
     goal, independent = goal_check.goal, goal_check.independent
     given, upstream = given_to_answer(ledger.completed, scheduler)
     if given is not None and covers(given, independent, goal):
@@ -206,7 +207,9 @@ def _confirmed_instead(
     stood = standing(answer, independent, goal_check.shown, goal)
     if stood is None:
         return None
-    verdict = Verdict(verified=True, checks=[stood.what], evidence=stood.evidence, verdicts=[stood])
+    verdict = Verdict(
+        verified=stood.passed, checks=[stood.what], evidence=stood.evidence, verdicts=[stood]
+    )
     return str(independent), [checker], verdict
 
 

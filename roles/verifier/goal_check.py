@@ -132,11 +132,16 @@ def judged(answer: str, check: GoalCheck) -> tuple[bool, str]:
 def standing(
     answer: str | None, independent: JsonValue, shown: list[CheckVerdict], goal: str
 ) -> CheckVerdict | None:
-    """The verdict by which the goal check's own answer (``independent``) stands as the run's:
-    the plan gave none or one it disagrees with, and the goal check's values were given again
-    by a second program written independently (a passed ``agreement`` among ``shown``, its
-    task's verdicts). None when it does not stand — also when it states only numbers the goal
-    states: two programs echoing the goal agree on nothing they computed."""
+    """The verdict by which the goal check's own answer (``independent``) answers the run: the
+    plan gave none or one it disagrees with, and the goal check's values were given again by
+    a second program written independently (a passed ``agreement`` among ``shown``, its
+    task's verdicts). Where the plan gave none it passes; where the plan's answer disagrees
+    it fails, and the goal check's answer is given unverified: two programs of one model
+    share misreadings (live 1.5B quickstarts at 7580443: twice they agreed on the count's
+    excess over the estimate, 0.13, for the ratio the goal defines, once over the plan's
+    right 1.132), and on the quickstart's logged runs such an answer was right 3 times in 5.
+    None when it does not stand — also when it states only numbers the goal states: two
+    programs echoing the goal agree on nothing they computed."""
     if not isinstance(independent, str) or not independent.strip():
         return None
     quoted = quoted_in(goal)
@@ -150,15 +155,19 @@ def standing(
     stated = numbers(independent)
     if not confirmed or (stated and all(n in quoted for n in stated)):
         return None
-    plan = f"the plan's answer {answer[:200]!r} disagrees" if answer else "the plan gave no answer"
+    agreed = f"two programs answering the whole goal on their own agree ({confirmed[0].what})"
+    if answer:
+        what = (
+            f"{GOAL_CHECK}: the plan's answer {answer[:200]!r} disagrees; {agreed}, so their "
+            "answer is given, unverified: two readings of the goal disagree"
+        )
+    else:
+        what = f"{GOAL_CHECK}: the plan gave no answer; {agreed}, so their answer stands"
     return CheckVerdict(
         kind="goal_check",
-        what=(
-            f"{GOAL_CHECK}: {plan}; two programs answering the whole goal on their own agree "
-            f"({confirmed[0].what}), so their answer stands"
-        ),
+        what=what,
         candidate=OUTPUT,
-        passed=True,
+        passed=not answer,
         independent=True,
         evidence=confirmed[0].evidence,
     )

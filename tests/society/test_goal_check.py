@@ -131,20 +131,23 @@ async def test_the_plans_own_value_confirmed_by_the_goal_check_answers_where_its
     assert final.verdict.checks[0].startswith("goal_check: a program answering the whole goal")
 
 
-async def test_two_programs_answering_the_whole_goal_stand_against_a_plan_that_misread_it(
+async def test_two_programs_answering_the_whole_goal_answer_unverified_against_the_plan(
     run_yaml: RunYaml,
 ) -> None:
+    # two programs of one model may share a misreading (live 1.5B quickstarts, 7580443), so
+    # against the plan's answer theirs is given, and the run stays unverified
     first, other = (p.replace('"answer"', '"independent_answer"') for p in (DAYS_OTHER, DAYS))
     misread = (WRONG, WRONG.replace("i = json", "values = json").replace("i[", "values["))
     text = two_tasks(first, check_other=other, say=(SAY_MORE, SAY_MORE_OTHER), count=misread)
     outcome = await run_yaml(text)
     final = outcome.final
-    assert final is not None and final.status == "succeeded", final
+    assert final is not None and final.status == "unverified", final
     assert final.answer == "319 days"  # the goal check's, not the plan's -9 (-19 counted, +10)
     assert final.outputs["answer"] == "-9 days"  # the plan's answer is kept among the outputs
-    assert final.verdict is not None
+    assert final.verdict is not None and not final.verdict.verified
     (stood,) = final.verdict.verdicts
     assert stood.kind == "goal_check" and "the plan's answer '-9 days' disagrees" in stood.what
+    assert "two readings of the goal disagree" in final.reason
 
 
 async def test_a_goal_check_left_tied_confirms_the_plan_by_the_program_that_gave_its_values(

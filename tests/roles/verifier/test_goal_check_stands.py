@@ -51,9 +51,11 @@ UNAGREED = [verdict("goal_check", True), verdict("agreement", False)]
 
 def test_a_confirmed_goal_check_stands_against_a_plan_answer_it_disagrees_with() -> None:
     stood = standing("1229, 1085.74, 0.132", RIGHT, AGREED, GOAL)
-    assert stood is not None and stood.passed and stood.independent
+    assert stood is not None and stood.independent
+    assert not stood.passed  # two readings of the goal disagree: neither is confirmed
     assert "the plan's answer '1229, 1085.74, 0.132' disagrees" in stood.what
-    assert standing(None, RIGHT, AGREED, GOAL) is not None  # the plan gave none
+    none = standing(None, RIGHT, AGREED, GOAL)  # the plan gave none
+    assert none is not None and none.passed and "so their answer stands" in none.what
 
 
 def test_it_does_not_stand_unconfirmed_or_where_it_agrees_or_echoes_the_goal() -> None:
@@ -95,14 +97,17 @@ def scheduler() -> Scheduler:
     return Scheduler(tasks, {"coder": 1})
 
 
-def test_the_run_answers_with_the_confirmed_goal_check_and_succeeds() -> None:
+def test_against_the_plans_answer_the_confirmed_goal_check_answers_unverified() -> None:
+    """Live 1.5B quickstarts (7580443): the goal check's two programs agreed on the count's
+    excess over the estimate (0.13) where the plan's answer gave the ratio, and won."""
     budget = BudgetTracker(BudgetSettings())
     final = final_message(
         "succeeded", "", ran("ratio 0.132", RIGHT, AGREED, ""), scheduler(), 1, budget, GOAL
     )
-    assert final.status == "succeeded" and final.answer == RIGHT
-    assert final.verdict is not None and final.verdict.verified
+    assert final.status == "unverified" and final.answer == RIGHT
+    assert final.verdict is not None and not final.verdict.verified
     assert [v.kind for v in final.verdict.verdicts] == ["goal_check"]
+    assert "two readings of the goal disagree" in final.reason
 
 
 def test_a_failed_plan_is_answered_by_the_confirmed_goal_check() -> None:
