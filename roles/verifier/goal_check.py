@@ -106,7 +106,11 @@ def judged(answer: str, check: GoalCheck) -> tuple[bool, str]:
     gave the plan's count and estimate and said "113% close" for its ratio of 1.132). An
     answer that agrees by stating fewer values of its own than the program does answers part
     of the goal and does not agree (`covers`: a live 1.5B plan answered the estimate alone,
-    1085.74, and the goal check's count, estimate and ratio held it)."""
+    1085.74, and the goal check's count, estimate and ratio held it) — also where a tied
+    program agrees with it, when the kept one computed more values: a tie is a coin flip
+    between answers to the whole goal, not between a whole answer and part of one (a live
+    1.5B quickstart at 7580443 answered a count and an estimate with no ratio, a tied program
+    gave the same two, and the run ended `succeeded`)."""
     independent, goal = check.independent, check.goal
     if independent is None or independent == "":
         return False, f"{GOAL_CHECK}: no independent answer to the whole goal was computed"
@@ -116,7 +120,7 @@ def judged(answer: str, check: GoalCheck) -> tuple[bool, str]:
             return False, _part(answer, independent, goal)
         return True, f"{GOAL_CHECK}: a program answering the whole goal on its own agrees"
     tied = [other for other in check.tied if other not in (None, "")]
-    if any(
+    if covers(answer, independent, goal) and any(
         agree(answer, other, quoted, percent=True) and covers(answer, other, goal) for other in tied
     ):
         return True, (

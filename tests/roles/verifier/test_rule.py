@@ -130,3 +130,20 @@ def test_the_same_numbers_under_other_names_do_not_agree() -> None:
             goal, swapped.replace("1.13", "X").replace("1085.74", "1.13").replace("X", "1085.74")
         ),
     ).verified
+
+
+def test_a_tied_program_answering_part_of_the_goal_verifies_no_partial_answer() -> None:
+    """A live 1.5B quickstart (7580443) answered a count and an estimate, no ratio ("not
+    close"); a goal-check program left tied gave the same two values, and the run ended
+    `succeeded` where the goal asks for three."""
+    checked = {"t": [v("agreement", True, False)]}
+    goal = 'Report the count, the estimate and the count divided by the estimate.\n{"limit": 10000}'
+    plan = "There are 1229 primes below 10000; the estimate is 1086, so they are not close."
+    kept = "Count: 1230, Estimate: 1085.74, Ratio: 1.1329"
+    partial = "1229 primes, estimated 1086"
+    held = verdict_of(plan, ["t"], checked, GoalCheck(goal, kept, tied=[partial]))
+    assert not held.verified
+    # the same tie with a kept program of no more values than the answer still verifies it
+    assert verdict_of(
+        plan, ["t"], checked, GoalCheck(goal, "1230 primes, 1085.7", tied=[partial])
+    ).verified
