@@ -115,9 +115,12 @@ def given_to_answer(
     completed: dict[str, dict[str, JsonValue]], scheduler: Scheduler | None
 ) -> tuple[str | None, list[str]]:
     """The values computed upstream that the task giving the answer was given, one ``name:
-    value`` line each, and the tasks that computed them (a reading's quotes left out): what
-    the plan itself worked out, before its last task restated it. A live 1.5B plan computed
-    1229, 1085.74 and 1.1320, and its answer task wrote an estimate of 2500 beside them."""
+    value`` line each, and the tasks that computed them: what the plan itself worked out,
+    before its last task restated it. A live 1.5B plan computed 1229, 1085.74 and 1.1320, and
+    its answer task wrote an estimate of 2500 beside them. Only a coder's outputs are
+    computed: a reading's quotes and a researcher's statement say what the documents say (a
+    live 1.5B quickstart at 74972e8 gave a count, an estimate and a difference, and the "1"
+    of the researcher's "greater than 1" stood in for the goal check's ratio of 1.13)."""
     if scheduler is None:
         return None, []
     checks = _checks(scheduler)
@@ -129,9 +132,12 @@ def given_to_answer(
         if name in READING:
             continue
         tid = next((t for t, out in completed.items() if name in out and t not in checks), None)
-        if tid is not None and tid != last[0].id and _given(completed[tid][name]):
-            lines.append(f"{name}: {_text(completed[tid][name])}")
-            sources += [tid] if tid not in sources else []
+        if tid is None or tid == last[0].id or not _given(completed[tid][name]):
+            continue
+        if tid in scheduler.status and scheduler.status[tid].spec.role != "coder":
+            continue
+        lines.append(f"{name}: {_text(completed[tid][name])}")
+        sources += [tid] if tid not in sources else []
     return ("\n".join(lines) if lines else None), sources
 
 

@@ -187,3 +187,44 @@ def test_a_value_given_with_the_goal_is_no_computed_value_to_agree_on() -> None:
     final = final_message("succeeded", "", ledger, Scheduler(tasks, {"coder": 1}), 1, budget, goal)
     assert final.status == "succeeded", final.reason
     assert final.answer == f"num_primes: {held}\nestimate: 1085.7362"
+
+
+def test_a_researchers_statement_is_no_value_the_plan_computed() -> None:
+    """A live 1.5B quickstart (74972e8): the plan's last task was given a count, an estimate
+    and a difference, and the researcher's statement, whose "greater than 1" stood in for the
+    goal check's ratio of 1.13: `succeeded` with no ratio."""
+    statement = "A prime is a natural number greater than 1 with no divisors but 1 and itself."
+    tasks = {
+        "read": task("read", "researcher", [], ["statement"]),
+        "count": task("count", "coder", ["limit"], ["prime_count"]),
+        "estimate": task("estimate", "coder", ["limit"], ["estimate"]),
+        "diff": task("diff", "coder", ["prime_count", "estimate"], ["difference"]),
+        "report": task(
+            "report", "coder", ["statement", "prime_count", "estimate", "difference"], ["answer"]
+        ),
+        "goal_check": goal_check_task(["limit"]),
+    }
+    ledger = Ledger()
+    ledger.completed["read"] = {"statement": statement}
+    for tid, out, value in (
+        ("count", "prime_count", 1229),
+        ("estimate", "estimate", 1085.7362),
+        ("diff", "difference", 143.2638),
+    ):
+        ledger.completed[tid] = {out: value}
+        ledger.checked[tid] = [verdict("agreement", True)]
+    ledger.completed["report"] = {"answer": "count 1231, estimate 1085.7362, difference 145.26"}
+    ledger.completed["goal_check"] = {
+        OUTPUT: "Estimate: 1085.7362\nCount of primes up to 10000: 1229\nComparison: 1.13 times close."
+    }
+    ledger.checked["goal_check"] = UNAGREED
+    goal = stated(Goal(text=GOAL, inputs={"limit": 10000}))
+    budget = BudgetTracker(BudgetSettings())
+    final = final_message("succeeded", "", ledger, Scheduler(tasks, {"coder": 1}), 1, budget, goal)
+    assert final.status == "unverified"
+    assert final.answer == "count 1231, estimate 1085.7362, difference 145.26"
+    # with the ratio computed instead of the difference, the plan's values answer
+    ledger.completed["diff"] = {"difference": 1.1319}
+    final = final_message("succeeded", "", ledger, Scheduler(tasks, {"coder": 1}), 1, budget, goal)
+    assert final.status == "succeeded", final.reason
+    assert final.answer == "prime_count: 1229\nestimate: 1085.7362\ndifference: 1.1319"
