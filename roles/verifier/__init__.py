@@ -8,6 +8,8 @@ manager.
 - `values`: the one rule that reads numbers out of a text;
 - `function_tests`: tests of a function written from its docstring alone (CodeT);
 - `goal_check`: a program answering the whole goal on its own, agreeing with a plan's answer;
+- `relation`: a relation the goal's own words define between values its answer reports,
+  checked by code on an answer's figures;
 - `rule`: the rule that decides `succeeded` from the typed verdicts.
 
 A check shares no mistake with the solutions it judges because it never saw them (CodeT's

@@ -2,6 +2,11 @@
 the whole goal on its own, from the goal's values only, and the plan's answer is verified
 only when the two agree.
 
+An answer that names the values a relation the goal defines is between ("how close they are
+(the count divided by the estimate)") must state what they give, whoever computed it: code
+reads the goal's own words (`roles.verifier.relation`), which two programs sharing a
+misreading cannot outvote.
+
 When the plan gives no answer, or one the goal check disagrees with, and a second program
 answering the whole goal, written independently, gave the goal check's values, those values
 stand as the run's answer (`standing`): two computations of the goal as stated against the
@@ -27,6 +32,7 @@ from bus.evidence import EVIDENCE
 from bus.payloads import TaskSpec
 from bus.verdicts import CheckVerdict
 from roles.verifier.agreement import agree, quoted_in
+from roles.verifier.relation import holds, relation_in
 from roles.verifier.values import numbers
 
 __all__ = [
@@ -106,7 +112,9 @@ def judged(answer: str, check: GoalCheck) -> tuple[bool, str]:
     gave the plan's count and estimate and said "113% close" for its ratio of 1.132). An
     answer that agrees by stating fewer values of its own than the program does answers part
     of the goal and does not agree (`covers`: a live 1.5B plan answered the estimate alone,
-    1085.74, and the goal check's count, estimate and ratio held it) — also where a tied
+    1085.74, and the goal check's count, estimate and ratio held it); an answer that breaks
+    the relation the goal itself defines between values it reports does not agree at all
+    (`roles.verifier.relation`) — also where a tied
     program agrees with it, when the kept one computed more values: a tie is a coin flip
     between answers to the whole goal, not between a whole answer and part of one (a live
     1.5B quickstart at 7580443 answered a count and an estimate with no ratio, a tied program
@@ -114,6 +122,8 @@ def judged(answer: str, check: GoalCheck) -> tuple[bool, str]:
     independent, goal = check.independent, check.goal
     if independent is None or independent == "":
         return False, f"{GOAL_CHECK}: no independent answer to the whole goal was computed"
+    if (broken := _breaks(answer, goal)) is not None:
+        return False, broken
     quoted = quoted_in(goal)
     if agree(answer, independent, quoted, percent=True):
         if not covers(answer, independent, goal):
@@ -143,8 +153,10 @@ def standing(
     it fails, and the goal check's answer is given unverified: two programs of one model
     share misreadings (live 1.5B quickstarts at 7580443: twice they agreed on the count's
     excess over the estimate, 0.13, for the ratio the goal defines, once over the plan's
-    right 1.132), and on the quickstart's logged runs such an answer was right 3 times in 5.
-    None when it does not stand — also when it states only numbers the goal states: two
+    right 1.132), and on the quickstart's logged runs such an answer was right 3 times in 5 —
+    unless the goal defines a relation its values hold and the plan's break (a live 1.5B
+    quickstart at 74972e8: the plan gave the count's excess, 0.132, the goal check the ratio).
+    None when it does not stand, or breaks the goal's relation itself — also when it states only numbers the goal states: two
     programs echoing the goal agree on nothing they computed."""
     if not isinstance(independent, str) or not independent.strip():
         return None
@@ -159,8 +171,23 @@ def standing(
     stated = numbers(independent)
     if not confirmed or (stated and all(n in quoted for n in stated)):
         return None
+    if _breaks(independent, goal) is not None:
+        return None  # the goal's own definition, read by code, outranks two programs
     agreed = f"two programs answering the whole goal on their own agree ({confirmed[0].what})"
-    if answer:
+    relation = relation_in(goal)
+    decided = (
+        relation is not None
+        and answer is not None
+        and holds(relation, independent) is True
+        and (broken := _breaks(answer, goal)) is not None
+    )
+    if answer and decided:
+        what = (
+            f"{GOAL_CHECK}: the plan's answer {answer[:200]!r} disagrees; {agreed}, and "
+            f"their values hold the goal's own definition where the plan's do not ({broken}), "
+            "so their answer stands"
+        )
+    elif answer:
         what = (
             f"{GOAL_CHECK}: the plan's answer {answer[:200]!r} disagrees; {agreed}, so their "
             "answer is given, unverified: two readings of the goal disagree"
@@ -171,9 +198,21 @@ def standing(
         kind="goal_check",
         what=what,
         candidate=OUTPUT,
-        passed=not answer,
+        passed=not answer or decided,
         independent=True,
         evidence=confirmed[0].evidence,
+    )
+
+
+def _breaks(value: JsonValue, goal: str) -> str | None:
+    """Why ``value`` breaks the relation the goal defines between values it reports
+    (`roles.verifier.relation`), or None: it holds, or there is nothing to check."""
+    relation = relation_in(goal)
+    if relation is None or holds(relation, value) is not False:
+        return None
+    return (
+        f"{GOAL_CHECK}: the goal defines a value as ({relation.words}), and the figures "
+        f"{str(value)[:200]!r} gives for those two give no number it states"
     )
 
 

@@ -228,3 +228,52 @@ def test_a_researchers_statement_is_no_value_the_plan_computed() -> None:
     final = final_message("succeeded", "", ledger, Scheduler(tasks, {"coder": 1}), 1, budget, goal)
     assert final.status == "succeeded", final.reason
     assert final.answer == "prime_count: 1229\nestimate: 1085.7362\ndifference: 1.1319"
+
+
+QUICKSTART = (
+    "Count the prime numbers below the given limit and compare the count with what the prime "
+    "number theorem predicts; report the count, the estimate and how close they are (the "
+    'count divided by the estimate).\n{"limit": 10000}'
+)
+RATIO = "Count of primes below 10000: 1229\nEstimate: 1085.7362\nRatio of count to estimate: 1.1320"
+EXCESS = "{'count': 1229, 'estimate': 1085.7362, 'difference': 0.132}"
+
+
+def test_the_goals_own_relation_decides_between_the_plan_and_the_goal_check() -> None:
+    """A live 1.5B quickstart (74972e8): the plan gave the count's excess over the estimate for
+    "how close", the goal check's two programs the ratio the goal defines; `unverified`."""
+    budget = BudgetTracker(BudgetSettings())
+    final = final_message(
+        "succeeded", "", ran(EXCESS, RATIO, AGREED, ""), scheduler(), 1, budget, QUICKSTART
+    )
+    assert final.status == "succeeded", final.reason
+    assert final.answer == RATIO
+    assert final.verdict is not None and "hold the goal's own definition" in final.verdict.checks[0]
+    # the other way round the goal check's answer does not stand at all, nor does the plan's
+    final = final_message(
+        "succeeded", "", ran(RATIO, EXCESS, AGREED, ""), scheduler(), 1, budget, QUICKSTART
+    )
+    assert final.status == "unverified" and final.answer == RATIO
+    assert standing(None, EXCESS, AGREED, QUICKSTART) is None
+    # a goal that defines no relation leaves the two readings undecided, as before
+    plain = QUICKSTART.replace(" (the count divided by the estimate)", "")
+    final = final_message(
+        "succeeded", "", ran(EXCESS, RATIO, AGREED, ""), scheduler(), 1, budget, plain
+    )
+    assert final.status == "unverified" and "two readings of the goal disagree" in final.reason
+
+
+def test_a_plan_and_goal_check_agreeing_on_a_broken_relation_are_not_verified() -> None:
+    """Live 1.5B quickstarts (7580443): plan and goal check alike gave 0.13 for the ratio."""
+    budget = BudgetTracker(BudgetSettings())
+    both = "count: 1229, estimate: 1085.74, how close: 0.13"
+    final = final_message(
+        "succeeded", "", ran(both, both, AGREED, ""), scheduler(), 1, budget, QUICKSTART
+    )
+    assert final.status == "unverified"
+    assert "the goal defines a value as (the count divided by the estimate)" in final.reason
+    right = "count: 1229, estimate: 1085.74, how close: 1.13"
+    final = final_message(
+        "succeeded", "", ran(right, right, AGREED, ""), scheduler(), 1, budget, QUICKSTART
+    )
+    assert final.status == "succeeded", final.reason
