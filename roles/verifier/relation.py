@@ -61,14 +61,19 @@ def _words(text: str) -> frozenset[str]:
 
 
 def relation_in(goal: str) -> Relation | None:
-    """The one relation the goal defines in a parenthesis of its own, or None (none, or more
-    than one: which value each defines is then not clear)."""
-    found = _DEFINED.findall(goal.lower())
+    """The one relation the goal defines in a parenthesis of its own between values it also
+    names outside it ("report the count, the estimate and how close they are (...)"), or
+    None: none; more than one (which value each defines is then not clear); or operands the
+    goal names nowhere else ("the total revenue (units times unit price)" sums a product
+    over rows, and an answer's total units times a unit price need not give it)."""
+    lowered = goal.lower()
+    found = list(_DEFINED.finditer(lowered))
     if len(found) != 1:
         return None
-    left, op, right = found[0]
+    left, op, right = found[0].groups()
     lw, rw = _words(left), _words(right)
-    if not lw or not rw or lw == rw:
+    rest = _words(lowered[: found[0].start()] + " " + lowered[found[0].end() :])
+    if not lw or not rw or lw == rw or not (lw | rw) <= rest:
         return None
     return Relation(lw, op, rw, f"the {left} {op} the {right}")
 

@@ -16,8 +16,9 @@ def test_a_parenthesis_that_is_only_a_relation_defines_one() -> None:
     relation = relation_in(GOAL)
     assert relation is not None and relation.op == "divided by"
     assert relation.left == {"count"} and relation.right == {"estimate"}
-    assert relation_in("What is the total (daily allowance plus hotel)?") is not None
-    # no parenthesis, one that says more, or two: nothing is defined
+    # no parenthesis, one that says more, two, or operands the goal names nowhere else
+    assert relation_in("Report the allowance, the hotel and the total (allowance plus hotel).")
+    assert relation_in("What is the total reimbursement (daily allowance plus hotel)?") is None
     assert relation_in("Report the count divided by the estimate.") is None
     assert relation_in("the interest (60 times that payment minus the amount borrowed)") is None
     assert relation_in("(the a plus the b) and (the c minus the d)") is None
