@@ -111,13 +111,21 @@ def _labels(answer: str) -> list[tuple[str, float]]:
     return found
 
 
+def _names(words: frozenset[str], name: frozenset[str]) -> bool:
+    """Whether a label's words name an operand: each of its words begins one ("estimated")."""
+    return all(any(w.startswith(m) for w in name) for m in words)
+
+
 def _operand(
     labels: list[tuple[str, float]], mine: frozenset[str], other: frozenset[str]
 ) -> float | None:
-    """The one value whose name holds this operand's words and not the other's."""
-    values = {
-        v for name, v in labels if mine <= (w := _words(name.replace("_", " "))) and not other <= w
-    }
+    """The one value whose name, less what it says in parentheses ("Ratio (Actual /
+    Estimate)" names a ratio), names this operand and not the other."""
+    values = set()
+    for name, value in labels:
+        words = _words(re.sub(r"\([^)]*\)", " ", name.replace("_", " ")))
+        if _names(mine, words) and not _names(other, words):
+            values.add(value)
     return values.pop() if len(values) == 1 else None
 
 

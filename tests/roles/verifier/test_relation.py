@@ -35,6 +35,11 @@ def test_an_answer_naming_both_values_must_state_what_they_give() -> None:
         "Difference between the estimate and the count: 143.26\nRatio of count to estimate: 1.132",
     )
     assert holds(relation, "count: 1229, estimate: 1085.74, close: 113%")
+    assert holds(
+        relation,  # a live goal check's: the ratio's name says "Estimate" in its parenthesis
+        "Count of primes below 10000: 1229\nEstimated number of primes: 1085.7362047581294\n"
+        "Ratio (Actual / Estimate): 1.13",
+    )
     # the count's excess for the ratio, no ratio at all, and a "1" from a sentence
     assert holds(relation, "{'count': 1229, 'estimate': 1085.7362, 'difference': 0.132}") is False
     assert holds(relation, "count: 1229\nestimate: 1086\nthey are not close") is False
