@@ -31,6 +31,12 @@ _DEFINED = re.compile(
     r"\(\s*(?:the\s+)?([a-z][a-z ]{0,40}?)\s+(divided by|minus|plus|times)\s+"
     r"(?:the\s+)?([a-z][a-z ]{0,40}?)\s*\)"
 )
+_OPS: dict[str, Op] = {
+    "divided by": "divided by",
+    "minus": "minus",
+    "plus": "plus",
+    "times": "times",
+}
 _SMALL = frozenset({"a", "an", "the", "of", "its", "their"})
 
 
@@ -75,7 +81,7 @@ def relation_in(goal: str) -> Relation | None:
     rest = _words(lowered[: found[0].start()] + " " + lowered[found[0].end() :])
     if not lw or not rw or lw == rw or not (lw | rw) <= rest:
         return None
-    return Relation(lw, op, rw, f"the {left} {op} the {right}")
+    return Relation(lw, _OPS[op], rw, f"the {left} {op} the {right}")
 
 
 _LINE = re.compile(
