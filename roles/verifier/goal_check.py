@@ -104,21 +104,20 @@ def goal_check_task(goal_inputs: list[str]) -> TaskSpec:
 
 def judged(answer: str, check: GoalCheck) -> tuple[bool, str]:
     """Whether the independent answer agrees with the plan's, and the sentence that says so.
-    Where it does not and the goal check's programs were left tied, one of them that gives
-    the plan's values agrees all the same: the first drawn was kept only for being first (a
-    live 1.5B quickstart's goal check kept an estimate cut to 1085.0 over its second
-    program's 1085.74, which the plan's right answer gave). A percentage agrees with the
-    fraction it is (`roles.verifier.agreement.as_fractions`: a live 1.5B goal check's program
-    gave the plan's count and estimate and said "113% close" for its ratio of 1.132). An
-    answer that agrees by stating fewer values of its own than the program does answers part
-    of the goal and does not agree (`covers`: a live 1.5B plan answered the estimate alone,
-    1085.74, and the goal check's count, estimate and ratio held it); an answer that breaks
-    the relation the goal itself defines between values it reports does not agree at all
-    (`roles.verifier.relation`) — also where a tied
-    program agrees with it, when the kept one computed more values: a tie is a coin flip
-    between answers to the whole goal, not between a whole answer and part of one (a live
-    1.5B quickstart at 7580443 answered a count and an estimate with no ratio, a tied program
-    gave the same two, and the run ended `succeeded`)."""
+    An answer that breaks the relation the goal itself defines between values it reports
+    does not agree at all (`roles.verifier.relation`). A percentage agrees with the fraction
+    it is (`roles.verifier.agreement.as_fractions`: a live 1.5B goal check's program gave the
+    plan's count and estimate and said "113% close" for its ratio of 1.132). An answer that
+    agrees by stating fewer values of its own than the program does answers part of the goal
+    and does not agree (`covers`: a live 1.5B plan answered the estimate alone, 1085.74, and
+    the goal check's count, estimate and ratio held it). Where the programs were left tied,
+    one that gives the plan's values agrees all the same, since the first drawn was kept
+    only for being first (a live 1.5B goal check kept an estimate cut to 1085.0 over its
+    second program's 1085.74, which the plan's right answer gave) — but only if the answer
+    also covers the kept program: a tie is a coin flip between answers to the whole goal,
+    not between a whole answer and part of one (a live 1.5B quickstart at 7580443 answered a
+    count and an estimate with no ratio, a tied program gave the same two, and the run ended
+    `succeeded`)."""
     independent, goal = check.independent, check.goal
     if independent is None or independent == "":
         return False, f"{GOAL_CHECK}: no independent answer to the whole goal was computed"
