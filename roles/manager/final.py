@@ -195,14 +195,16 @@ def _confirmed_instead(
     ledger: Ledger,
     scheduler: Scheduler | None,
     answer: str | None,
+    sources: list[str],
     goal_check: GoalCheck,
     checker: str,
 ) -> tuple[str, list[str], Verdict] | None:
     """Where the plan's answer is not verified (or there is none), a verified one instead:
     the values the plan computed for its last task, when the goal check confirms them all
     (its last task misstated them); else the goal check's own answer, when a second program
-    gave it too (`roles.verifier.goal_check.standing`), verified only where the plan gave no
-    answer (against the plan's, it is given unverified). None: neither holds."""
+    gave it too (`roles.verifier.goal_check.standing`), verified where the plan gave no
+    answer or one no second program of its ``sources`` gave (against a confirmed one, it is
+    given unverified). None: neither holds."""
     goal, independent = goal_check.goal, goal_check.independent
     given, upstream = given_to_answer(ledger.completed, scheduler)
     if given is not None and covers(given, independent, goal):
@@ -210,13 +212,16 @@ def _confirmed_instead(
         if (held := verdict_of(given, upstream, checked, goal_check)).verified:
             return given, upstream, held
     # two programs answering the goal as stated stand against the plan's one
-    stood = standing(answer, independent, goal_check.shown, goal)
+    backed = any(
+        v.kind == "agreement" and v.passed for tid in sources for v in ledger.checked.get(tid, [])
+    )
+    stood = standing(answer, independent, goal_check.shown, goal, backed=backed)
     if stood is None:
         return None
     verdict = Verdict(
         verified=stood.passed, checks=[stood.what], evidence=stood.evidence, verdicts=[stood]
     )
-    return str(independent), [checker], verdict
+    return _text(independent), [checker], verdict
 
 
 @dataclass(frozen=True)
@@ -292,7 +297,7 @@ def final_message(
             answer, verdict, outputs = picked.answer, picked.verdict, picked.outputs
             artifacts, confidence = picked.artifacts, picked.confidence
             status, reason = "succeeded", ""
-        elif instead := _confirmed_instead(ledger, scheduler, answer, goal_check, checker):
+        elif instead := _confirmed_instead(ledger, scheduler, answer, sources, goal_check, checker):
             (answer, sources, verdict), status, reason = instead, "succeeded", ""
     sure = [confidence[t] for t in sources if t in confidence]
     if sure:  # the answer is as sure as its least sure source

@@ -23,6 +23,7 @@ wiring, so it does not share its mistakes.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -143,7 +144,12 @@ def judged(answer: str, check: GoalCheck) -> tuple[bool, str]:
 
 
 def standing(
-    answer: str | None, independent: JsonValue, shown: list[CheckVerdict], goal: str
+    answer: str | None,
+    independent: JsonValue,
+    shown: list[CheckVerdict],
+    goal: str,
+    *,
+    backed: bool,
 ) -> CheckVerdict | None:
     """The verdict by which the goal check's own answer (``independent``) answers the run: the
     plan gave none or one it disagrees with, and the goal check's values were given again by
@@ -154,10 +160,17 @@ def standing(
     excess over the estimate, 0.13, for the ratio the goal defines, once over the plan's
     right 1.132), and on the quickstart's logged runs such an answer was right 3 times in 5 —
     unless the goal defines a relation its values hold and the plan's break (a live 1.5B
-    quickstart at 74972e8: the plan gave the count's excess, 0.132, the goal check the ratio).
-    None when it does not stand, or breaks the goal's relation itself — also when it states only numbers the goal states: two
-    programs echoing the goal agree on nothing they computed."""
-    if not isinstance(independent, str) or not independent.strip():
+    quickstart at 74972e8: the plan gave the count's excess, 0.132, the goal check the ratio),
+    or no second program gave the plan's answer (``backed`` False) and the goal check's
+    states as many values as it does: two programs against one (live 1.5B quickstarts at
+    74972e8-254eb0a: a plan's answer task alone gave a count of 0.25 and an estimate of
+    4915.0, another's an estimate of 5000.1, each against two programs giving 1229, 1085.74
+    and 1.132). None when it does not stand, or breaks the goal's relation itself — also when
+    it states only numbers the goal states: two programs echoing the goal agree on nothing
+    they computed. A goal check's answer may be an object of named values as well as text."""
+    if isinstance(independent, bool) or independent in (None, [], {}):
+        return None
+    if not _said(independent).strip():
         return None
     quoted = quoted_in(goal)
     if (
@@ -180,11 +193,17 @@ def standing(
         and holds(relation, independent) is True
         and (broken := _breaks(answer, goal)) is not None
     )
+    outnumbered = answer is not None and not backed and covers(_said(independent), answer, goal)
     if answer and decided:
         what = (
             f"{GOAL_CHECK}: the plan's answer {answer[:200]!r} disagrees; {agreed}, and "
             f"their values hold the goal's own definition where the plan's do not ({broken}), "
             "so their answer stands"
+        )
+    elif answer and outnumbered:
+        what = (
+            f"{GOAL_CHECK}: the plan's answer {answer[:200]!r} disagrees, and no second "
+            f"program gave it; {agreed}, and state as many values, so their answer stands"
         )
     elif answer:
         what = (
@@ -197,10 +216,15 @@ def standing(
         kind="goal_check",
         what=what,
         candidate=OUTPUT,
-        passed=not answer or decided,
+        passed=not answer or decided or outnumbered,
         independent=True,
         evidence=confirmed[0].evidence,
     )
+
+
+def _said(value: JsonValue) -> str:
+    """``value`` as the text an answer is: itself, or its JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _breaks(value: JsonValue, goal: str) -> str | None:

@@ -5,6 +5,8 @@ NATS)."""
 
 from __future__ import annotations
 
+import json
+
 from pydantic import JsonValue
 
 from bus.payloads import Goal, TaskSpec
@@ -50,30 +52,39 @@ UNAGREED = [verdict("goal_check", True), verdict("agreement", False)]
 
 
 def test_a_confirmed_goal_check_stands_against_a_plan_answer_it_disagrees_with() -> None:
-    stood = standing("1229, 1085.74, 0.132", RIGHT, AGREED, GOAL)
+    stood = standing("1229, 1085.74, 0.132", RIGHT, AGREED, GOAL, backed=True)
     assert stood is not None and stood.independent
     assert not stood.passed  # two readings of the goal disagree: neither is confirmed
     assert "the plan's answer '1229, 1085.74, 0.132' disagrees" in stood.what
-    none = standing(None, RIGHT, AGREED, GOAL)  # the plan gave none
+    none = standing(None, RIGHT, AGREED, GOAL, backed=True)  # the plan gave none
     assert none is not None and none.passed and "so their answer stands" in none.what
 
 
 def test_it_does_not_stand_unconfirmed_or_where_it_agrees_or_echoes_the_goal() -> None:
-    assert standing("0.132", RIGHT, UNAGREED, GOAL) is None  # one program: a draft
-    assert standing(RIGHT, RIGHT, AGREED, GOAL) is None  # it checks the answer instead
-    assert standing("0.132", "", AGREED, GOAL) is None
-    assert standing("0.132", "the limit is 10000", AGREED, GOAL) is None  # only the goal's
+    assert standing("0.132", RIGHT, UNAGREED, GOAL, backed=False) is None  # one program: a draft
+    assert (
+        standing(RIGHT, RIGHT, AGREED, GOAL, backed=False) is None
+    )  # it checks the answer instead
+    assert standing("0.132", "", AGREED, GOAL, backed=False) is None
+    assert (
+        standing("0.132", "the limit is 10000", AGREED, GOAL, backed=False) is None
+    )  # only the goal's
 
 
 def ran(
-    answer: JsonValue, independent: JsonValue, shown: list[CheckVerdict], status: str
+    answer: JsonValue,
+    independent: JsonValue,
+    shown: list[CheckVerdict],
+    status: str,
+    backed: bool = True,
 ) -> Ledger:
-    """A ledger of a two-task plan (``answer`` None: its last task failed) and its goal check."""
+    """A ledger of a two-task plan (``answer`` None: its last task failed; ``backed``: a second
+    program gave its answer) and its goal check."""
     ledger = Ledger()
     ledger.completed["count"] = {"prime_count": 1229}
     if answer is not None:
         ledger.completed["report"] = {"answer": answer}
-        ledger.checked["report"] = [verdict("agreement", True)]
+        ledger.checked["report"] = [verdict("agreement", backed)]
     else:
         ledger.failed["report"] = status
     ledger.completed["goal_check"] = {OUTPUT: independent}
@@ -254,7 +265,7 @@ def test_the_goals_own_relation_decides_between_the_plan_and_the_goal_check() ->
         "succeeded", "", ran(RATIO, EXCESS, AGREED, ""), scheduler(), 1, budget, QUICKSTART
     )
     assert final.status == "unverified" and final.answer == RATIO
-    assert standing(None, EXCESS, AGREED, QUICKSTART) is None
+    assert standing(None, EXCESS, AGREED, QUICKSTART, backed=True) is None
     # a goal that defines no relation leaves the two readings undecided, as before
     plain = QUICKSTART.replace(" (the count divided by the estimate)", "")
     final = final_message(
@@ -277,3 +288,44 @@ def test_a_plan_and_goal_check_agreeing_on_a_broken_relation_are_not_verified() 
         "succeeded", "", ran(right, right, AGREED, ""), scheduler(), 1, budget, QUICKSTART
     )
     assert final.status == "succeeded", final.reason
+
+
+def test_an_answer_no_second_program_gave_yields_to_two_programs_that_agree() -> None:
+    """Live 1.5B quickstarts (74972e8-254eb0a): a plan's answer task alone gave a count of 0.25
+    and an estimate of 4915.0, against a goal check whose two programs gave 1229, 1085.74 and
+    1.13; `unverified` as two readings. Against an answer a second program gave, the two
+    readings stay undecided; a goal check stating fewer values does not stand."""
+    budget = BudgetTracker(BudgetSettings())
+    alone = "The count of primes is 0.25, the estimate is 4915.0."
+    final = final_message(
+        "succeeded", "", ran(alone, RIGHT, AGREED, "", backed=False), scheduler(), 1, budget, GOAL
+    )
+    assert final.status == "succeeded", final.reason
+    assert final.answer == RIGHT
+    assert final.verdict is not None and "no second program gave it" in final.verdict.checks[0]
+    backed = final_message(
+        "succeeded", "", ran(alone, RIGHT, AGREED, "", backed=True), scheduler(), 1, budget, GOAL
+    )
+    assert backed.status == "unverified" and "two readings of the goal disagree" in backed.reason
+    part = "ratio 1.132"  # one value against the plan's two
+    final = final_message(
+        "succeeded", "", ran(alone, part, AGREED, "", backed=False), scheduler(), 1, budget, GOAL
+    )
+    assert final.status == "unverified"
+    one = ran(alone, RIGHT, UNAGREED, "", backed=False)  # one program against one: a draft
+    final = final_message("succeeded", "", one, scheduler(), 1, budget, GOAL)
+    assert final.status == "unverified" and final.answer == alone
+
+
+def test_a_goal_check_answering_with_named_values_stands_as_text() -> None:
+    """A live 1.5B quickstart (254eb0a): the goal check's two programs gave an object of the
+    right three values, the plan's answer task alone an estimate of 5000.1: the object never
+    stood, since only text was read."""
+    budget = BudgetTracker(BudgetSettings())
+    named: JsonValue = {"count": 1229, "estimate": 1085.7362, "ratio": 1.132}
+    alone = "{'prime_count': 1229, 'estimate': 5000.1099, 'ratio': 0.2458}"
+    ledger = ran(alone, named, AGREED, "", backed=False)
+    final = final_message("succeeded", "", ledger, scheduler(), 1, budget, QUICKSTART)
+    assert final.status == "succeeded", final.reason
+    assert final.answer == json.dumps(named)
+    assert standing(alone, named, UNAGREED, QUICKSTART, backed=False) is None
