@@ -16,7 +16,10 @@ the feedback.
 - `computed`: its result is computed, not written in as a literal, from inputs that exist;
 - `unfloored`: no quotient is cut to a whole number by ``//`` with a fraction for divisor;
 - `one_value` (a task whose one output another task reads): it printed that one value, not
-  several lines of values.
+  several lines of values;
+- `defined` (a task that answers the goal, where the goal defines a value in its own words,
+  "how close they are (the count divided by the estimate)"): its answer states what the
+  figures it names give (`roles.verifier.relation`).
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from roles.program import NAMED
 from roles.structured import AnswerInvalid
 from roles.verifier.agreement import given_in
 from roles.verifier.goal_check import OUTPUT
+from roles.verifier.relation import Relation, gives, holds, relation_in
 from sandbox.manifest import Manifest, missing_module_hint
 
 __all__ = [
@@ -46,6 +50,7 @@ __all__ = [
     "Check",
     "checks_for",
     "computed",
+    "defined",
     "hints_text",
     "one_value",
     "ran",
@@ -337,13 +342,44 @@ def one_value(a: Attempt) -> str:
     )
 
 
+def defined(relation: Relation) -> Check:
+    """The answer states what the goal's own relation gives for the figures it names: a live
+    1.5B plan's answer task gave a count of 1229, an estimate of 1085.74 and a "ratio" of
+    0.00104, and goal check programs the count's excess over the estimate, 0.132, for "how
+    close they are (the count divided by the estimate)"; each broke the goal's definition,
+    which no comparison of programs sees, and was only refused at the end of the run."""
+
+    def check(a: Attempt) -> str:
+        outputs = read_outputs(a.outputs, a.run)
+        for name in ("answer", OUTPUT):
+            value = outputs.get(name)
+            if value is None or holds(relation, value) is not False:
+                continue
+            given = gives(relation, value)
+            assert given is not None  # holds() is False only where both operands are named
+            left, right, want = given
+            wanted = f", which give {want:.6g}," if want is not None else ""
+            return (
+                f"the goal defines a value as ({relation.words}). Your {name} names {left:g} "
+                f"and {right:g} for those two{wanted} and it states no such value. Compute "
+                "that value exactly as the goal's words define it, and state it."
+            )
+        return ""
+
+    return check
+
+
 CHECKS: tuple[Check, ...] = (ran, wrote_outputs, valued, computed, unfloored)
 """Every check of a program, in the order the first problem is reported."""
 
 
-def checks_for(task: TaskSpec) -> tuple[Check, ...]:
+def checks_for(task: TaskSpec, goal: str = "") -> tuple[Check, ...]:
     """Every check; a plan's step towards the answer (one output, not ``answer``, not the
-    goal check) also prints one value, as another task reads it."""
+    goal check) also prints one value, as another task reads it; a task answering the goal
+    states what the relation its words define gives (`defined`)."""
     if task.purpose == "work" and len(task.outputs) == 1 and task.outputs != ["answer"]:
         return (*CHECKS, one_value)
+    relation = relation_in(goal)
+    if relation is not None and ({"answer", OUTPUT} & set(task.outputs)):
+        return (*CHECKS, defined(relation))
     return CHECKS

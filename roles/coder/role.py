@@ -290,7 +290,7 @@ class Coder(WorkerRole[CoderSettings]):
             assignment.inputs,
             quoted_in(assignment.goal),
             self.deps.libraries,
-            checks_for(task),
+            checks_for(task, assignment.goal),
             documents=self.documents,
         )
         return await solve(

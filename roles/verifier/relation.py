@@ -23,7 +23,7 @@ from pydantic import JsonValue
 from roles.verifier.agreement import as_fractions
 from roles.verifier.values import numerals
 
-__all__ = ["Relation", "holds", "relation_in"]
+__all__ = ["Relation", "gives", "holds", "relation_in"]
 
 Op = Literal["divided by", "minus", "plus", "times"]
 
@@ -150,14 +150,24 @@ def _stated(value: float, answer: str) -> bool:
     return False
 
 
-def holds(relation: Relation, answer: JsonValue) -> bool | None:
-    """Whether ``answer``, naming both operands' values, states what the relation gives for
-    them; None where it does not name both (nothing to check)."""
+def gives(relation: Relation, answer: JsonValue) -> tuple[float, float, float | None] | None:
+    """The two operands' values ``answer`` names and what the relation gives for them (None
+    for a division by 0); None where it does not name both."""
     text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
     labels = _labels(text)
     a = _operand(labels, relation.left, relation.right)
     b = _operand(labels, relation.right, relation.left)
     if a is None or b is None:
         return None
-    value = relation.of(a, b)
+    return a, b, relation.of(a, b)
+
+
+def holds(relation: Relation, answer: JsonValue) -> bool | None:
+    """Whether ``answer``, naming both operands' values, states what the relation gives for
+    them; None where it does not name both (nothing to check)."""
+    given = gives(relation, answer)
+    if given is None:
+        return None
+    text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
+    value = given[2]
     return value is not None and _stated(value, text)

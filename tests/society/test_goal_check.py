@@ -29,7 +29,7 @@ that only load and write are one computation)."""
 
 SAY_MORE = SAY.replace(
     'd = json.load(open("inputs.json"))["days"]',
-    'd = f"{int(json.load(open("inputs.json"))["days"].split()[0]) + 10} days"',
+    "d = f\"{int(json.load(open('inputs.json'))['days'].split()[0]) + 10} days\"",
 )
 SAY_MORE_OTHER = SAY_OTHER.replace(
     'days = str(values["days"]).strip()',

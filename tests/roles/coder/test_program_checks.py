@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from roles.coder.checks import Attempt, computed, unfloored
+import json
+
+from bus.payloads import TaskSpec
+from roles.coder.checks import CHECKS, Attempt, checks_for, computed, unfloored
 from roles.coder.program_checks import (
     floored,
     inputs_hint,
@@ -13,6 +16,7 @@ from roles.coder.program_checks import (
 )
 from roles.execution import ExecutionResult
 from roles.verifier.agreement import quoted_in
+from roles.verifier.goal_check import OUTPUT, goal_check_task
 
 GOAL = quoted_in("How many prime numbers are there below 10000?")
 STATED = """
@@ -143,3 +147,45 @@ def test_a_quotient_floored_by_a_fraction_is_sent_back() -> None:
     whole = "import math\nlimit = 10000\nprint(limit / math.log(limit), limit // 7, len(s) // 2)"
     assert floored(whole) == []
     assert unfloored(Attempt(whole, run, ["estimate"], {"limit": 10000}, GOAL)) == ""
+
+
+QUICKSTART = (
+    "Count the prime numbers below the given limit and compare the count with what the prime "
+    "number theorem predicts; report the count, the estimate and how close they are (the "
+    'count divided by the estimate).\n{"limit": 10000}'
+)
+
+
+def test_an_answer_breaking_the_goals_own_definition_is_sent_back() -> None:
+    """A live 1.5B answer task (43c6b76) gave a ratio of 0.00104 beside a count of 1229 and an
+    estimate of 1085.74, and goal check programs the count's excess for the ratio."""
+    (check,) = [
+        c
+        for c in checks_for(
+            TaskSpec(id="r", role="coder", description="r", outputs=["answer"]), QUICKSTART
+        )
+        if c not in CHECKS
+    ]
+    code = "print('x')"
+    broken = ExecutionResult(
+        exit_code=0, stdout="{'count': 1229, 'estimate': 1085.7362, 'ratio': 0.0010425}\n"
+    )
+    problem = check(Attempt(code, broken, ["answer"]))
+    assert "(the count divided by the estimate)" in problem
+    assert "1229 and 1085.74" in problem and "1.13195" in problem
+    right = ExecutionResult(exit_code=0, stdout="count: 1229\nestimate: 1085.7362\nratio: 1.132\n")
+    assert check(Attempt(code, right, ["answer"])) == ""
+    alone = ExecutionResult(exit_code=0, stdout="The ratio is 0.5\n")  # names neither operand
+    assert check(Attempt(code, alone, ["answer"])) == ""
+    excess = json.dumps({OUTPUT: "Count: 1229\nEstimate: 1085.74\nDifference: 0.132"})
+    checking = ExecutionResult(exit_code=0, stdout="", files={"outputs.json": excess.encode()})
+    assert "(the count divided by the estimate)" in check(Attempt(code, checking, [OUTPUT]))
+
+
+def test_only_a_task_answering_a_goal_that_defines_a_value_is_held_to_it() -> None:
+    answer = TaskSpec(id="a", role="coder", description="a", outputs=["answer"])
+    step = TaskSpec(id="s", role="coder", description="s", outputs=["count", "ratio"])
+    assert len(checks_for(answer, QUICKSTART)) == len(CHECKS) + 1
+    assert checks_for(goal_check_task(["limit"]), QUICKSTART)[-1] not in CHECKS
+    assert checks_for(step, QUICKSTART) == CHECKS
+    assert checks_for(answer, "Count the primes below 10000.") == CHECKS
