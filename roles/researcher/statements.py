@@ -18,7 +18,7 @@ from roles.plan_schema import READING_OUTPUTS
 from roles.researcher.grounding import grounding_check
 from roles.verifier.values import numbers
 
-__all__ = ["MOST_WORDS", "STATED", "statement_problems", "statement_verdict"]
+__all__ = ["ECHO", "MOST_WORDS", "STATED", "statement_problems", "statement_verdict"]
 
 STATED = frozenset(READING_OUTPUTS)
 """The outputs that say what the documents say, and are checked against them."""
@@ -83,15 +83,24 @@ def _stands(n: float, among: list[float]) -> bool:
     return any(abs(n - m) <= 1e-9 * max(1.0, abs(m)) for m in among)
 
 
+ECHO = 0.9
+"""The share of a statement's words from the task it was given above which it is the task
+repeated: a live 1.5B reading (43c6b76) stated "From the documents, state what they say
+about prime numbers and their count." twice, told only that too few of its words stood in
+the documents, and wrote what they say in its summary instead."""
+
+
 def statement_problems(
     outputs: Mapping[str, JsonValue], documents: Mapping[str, str], given: str
 ) -> list[str]:
     """What in the statements of ``outputs`` stands in none of ``documents``: numbers not in
     them nor in ``given`` (the task as the researcher was given it), and a statement too few
-    of whose words stand in them. Empty: every statement stands."""
+    of whose words stand in them (and, where it is the task's words again, `ECHO`, that).
+    Empty: every statement stands."""
     texts = "\n".join(documents.values())
     known = numbers(texts) + numbers(given)
     stems = set(_stems(texts))
+    asked = set(_stems(given))
     problems = []
     for name, value in outputs.items():
         if name not in STATED:
@@ -109,6 +118,11 @@ def statement_problems(
                     f"{name}: {share:.0%} of its words stand in the documents "
                     f"({MOST_WORDS:.0%} is the least)"
                 )
+                if sum(w in asked for w in own) / len(own) >= ECHO:
+                    problems.append(
+                        f"{name}: it repeats what you were asked, not what the documents "
+                        f"say; write in {name} the documents' own sentences on it"
+                    )
     return problems
 
 

@@ -52,3 +52,13 @@ def test_only_what_a_reading_states_is_checked() -> None:
     assert statement_problems({"answer": "1229", "prime_count": 1229}, DOCS, TASK) == []
     assert statement_verdict({"answer": "1229"}, DOCS, TASK, "t") is None
     assert statement_verdict({"statement": "1229"}, {}, TASK, "t") is None  # nothing to read
+
+
+def test_a_statement_repeating_the_task_is_told_so() -> None:
+    """A live 1.5B reading (43c6b76) stated its task twice, told only how few of its words
+    stood in the documents."""
+    echoed = {"statement": "From the documents, state what they say about primes."}
+    problems = statement_problems(echoed, DOCS, TASK)
+    assert any("repeats what you were asked" in p for p in problems)
+    own = {"statement": "Cats and dogs say what they like about the weather."}
+    assert not any("repeats" in p for p in statement_problems(own, DOCS, TASK))
