@@ -23,7 +23,6 @@ wiring, so it does not share its mistakes.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -34,7 +33,7 @@ from bus.payloads import TaskSpec
 from bus.verdicts import CheckVerdict
 from roles.verifier.agreement import agree, quoted_in
 from roles.verifier.relation import holds, relation_in
-from roles.verifier.values import numbers
+from roles.verifier.values import as_text, numbers
 
 __all__ = [
     "GOAL_CHECK",
@@ -170,7 +169,7 @@ def standing(
     they computed. A goal check's answer may be an object of named values as well as text."""
     if isinstance(independent, bool) or independent in (None, [], {}):
         return None
-    if not _said(independent).strip():
+    if not as_text(independent).strip():
         return None
     quoted = quoted_in(goal)
     if (
@@ -193,7 +192,7 @@ def standing(
         and holds(relation, independent) is True
         and (broken := _breaks(answer, goal)) is not None
     )
-    outnumbered = answer is not None and not backed and covers(_said(independent), answer, goal)
+    outnumbered = answer is not None and not backed and covers(as_text(independent), answer, goal)
     if answer and decided:
         what = (
             f"{GOAL_CHECK}: the plan's answer {answer[:200]!r} disagrees; {agreed}, and "
@@ -220,11 +219,6 @@ def standing(
         independent=True,
         evidence=confirmed[0].evidence,
     )
-
-
-def _said(value: JsonValue) -> str:
-    """``value`` as the text an answer is: itself, or its JSON."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _breaks(value: JsonValue, goal: str) -> str | None:

@@ -21,7 +21,7 @@ from typing import Literal
 from pydantic import JsonValue
 
 from roles.verifier.agreement import as_fractions
-from roles.verifier.values import numerals
+from roles.verifier.values import as_text, numerals
 
 __all__ = ["Relation", "gives", "holds", "relation_in"]
 
@@ -153,8 +153,7 @@ def _stated(value: float, answer: str) -> bool:
 def gives(relation: Relation, answer: JsonValue) -> tuple[float, float, float | None] | None:
     """The two operands' values ``answer`` names and what the relation gives for them (None
     for a division by 0); None where it does not name both."""
-    text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
-    labels = _labels(text)
+    labels = _labels(as_text(answer))
     a = _operand(labels, relation.left, relation.right)
     b = _operand(labels, relation.right, relation.left)
     if a is None or b is None:
@@ -168,6 +167,5 @@ def holds(relation: Relation, answer: JsonValue) -> bool | None:
     given = gives(relation, answer)
     if given is None:
         return None
-    text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False)
     value = given[2]
-    return value is not None and _stated(value, text)
+    return value is not None and _stated(value, as_text(answer))

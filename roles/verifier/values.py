@@ -11,17 +11,22 @@ import re
 
 from pydantic import JsonValue
 
-__all__ = ["ANSWER_LINE", "final_answer", "numbers", "numerals"]
+__all__ = ["ANSWER_LINE", "as_text", "final_answer", "numbers", "numerals"]
 
 _NUMBER = re.compile(r"(?<![\w.])[-+−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?")
 """A number standing on its own: ``1,234.5``, ``-3``, ``2e-3``; not the digits inside a word
 (``H2O``, ``x2``), and a hyphen between words or digits (``2024-03-14``) is no minus sign."""
 
 
+def as_text(value: JsonValue) -> str:
+    """``value`` as the text an answer is: itself, or its JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
 def numerals(value: JsonValue) -> list[str]:
     """The numbers ``value`` states, as written (thousands separators dropped, ``−`` as ``-``,
     no ``+``), so that their decimals can still be counted; a non-text value is read as JSON."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = as_text(value)
     return [
         m.group(0).replace(",", "").replace("−", "-").lstrip("+") for m in _NUMBER.finditer(text)
     ]
