@@ -17,6 +17,7 @@ from roles.manager.scheduler import Scheduler, TaskState
 from roles.verifier.confidence import apart
 from roles.verifier.goal_check import GOAL_CHECK, OUTPUT, GoalCheck, covers, standing
 from roles.verifier.rule import unverified_reason, verdict_of
+from roles.verifier.values import as_text
 
 __all__ = [
     "NO_ANSWER",
@@ -107,10 +108,6 @@ def _given(value: JsonValue) -> bool:
     return value is not None and value != "" and value != {} and value != []
 
 
-def _text(value: JsonValue) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
 def given_to_answer(
     completed: dict[str, dict[str, JsonValue]], scheduler: Scheduler | None
 ) -> tuple[str | None, list[str]]:
@@ -136,7 +133,7 @@ def given_to_answer(
             continue
         if tid in scheduler.status and scheduler.status[tid].spec.role != "coder":
             continue
-        lines.append(f"{name}: {_text(completed[tid][name])}")
+        lines.append(f"{name}: {as_text(completed[tid][name])}")
         sources += [tid] if tid not in sources else []
     return ("\n".join(lines) if lines else None), sources
 
@@ -164,7 +161,7 @@ def synthesize(
     checks = _checks(scheduler)
     for tid, outputs in completed.items():
         if tid not in checks and "answer" in outputs and _given(outputs["answer"]):
-            return _text(outputs["answer"]), [tid]
+            return as_text(outputs["answer"]), [tid]
     if scheduler is None:
         return None, []
     lines, sources = [], []
@@ -172,7 +169,7 @@ def synthesize(
         values = {k: v for k, v in completed.get(tid, {}).items() if _given(v)}
         if values:
             sources.append(tid)
-            lines += [f"{k}: {_text(v)}" for k, v in values.items()]
+            lines += [f"{k}: {as_text(v)}" for k, v in values.items()]
     return ("\n".join(lines) if lines else None), sources
 
 
@@ -221,7 +218,7 @@ def _confirmed_instead(
     verdict = Verdict(
         verified=stood.passed, checks=[stood.what], evidence=stood.evidence, verdicts=[stood]
     )
-    return _text(independent), [checker], verdict
+    return as_text(independent), [checker], verdict
 
 
 @dataclass(frozen=True)

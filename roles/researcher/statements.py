@@ -7,7 +7,6 @@ holds, and another stated the goal's own limit as what the documents say."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 
@@ -16,7 +15,7 @@ from pydantic import JsonValue
 from bus.verdicts import CheckVerdict
 from roles.plan_schema import READING_OUTPUTS
 from roles.researcher.grounding import grounding_check
-from roles.verifier.values import numbers
+from roles.verifier.values import as_text, numbers
 
 __all__ = ["ECHO", "MOST_WORDS", "STATED", "statement_problems", "statement_verdict"]
 
@@ -75,10 +74,6 @@ def _stems(text: str) -> list[str]:
     return [w[:5] for w in words if w not in _SMALL]
 
 
-def _text(value: JsonValue) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-
-
 def _stands(n: float, among: list[float]) -> bool:
     return any(abs(n - m) <= 1e-9 * max(1.0, abs(m)) for m in among)
 
@@ -105,7 +100,7 @@ def statement_problems(
     for name, value in outputs.items():
         if name not in STATED:
             continue
-        said = _text(value)
+        said = as_text(value)
         unknown = list(dict.fromkeys(n for n in numbers(said) if not _stands(n, known)))
         if unknown:
             shown = ", ".join(f"{n:g}" for n in unknown[:4])

@@ -15,7 +15,6 @@ same under it (`labelled`), and, asked to, a percentage agrees with the fraction
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
@@ -23,13 +22,9 @@ from decimal import Decimal, InvalidOperation
 from pydantic import JsonValue
 
 from bus.evidence import READING
-from roles.verifier.values import numbers, numerals
+from roles.verifier.values import as_text, numbers, numerals
 
 __all__ = ["agree", "as_fractions", "disagreements", "given_in", "labelled", "quoted_in"]
-
-
-def _text(value: JsonValue) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _decimals(number: str) -> int:
@@ -90,7 +85,7 @@ _STOP = frozenset(
 
 
 def _words(value: JsonValue) -> set[str]:
-    return set(re.findall(r"[a-z]+", _text(value).lower())) - _STOP
+    return set(re.findall(r"[a-z]+", as_text(value).lower())) - _STOP
 
 
 def _computed(found: list[str], quoted: frozenset[float]) -> list[str]:
@@ -125,7 +120,7 @@ def agree(
         return False
     wa, wb = _words(a), _words(b)
     if not wa or not wb:
-        return _text(a).strip().lower() == _text(b).strip().lower()
+        return as_text(a).strip().lower() == as_text(b).strip().lower()
     return wa <= wb or wb <= wa
 
 
@@ -140,7 +135,7 @@ def labelled(value: JsonValue) -> dict[str, str]:
     object's ``"ratio": 1.132`` — by the name in lower case, its words parted by one space;
     a name given two numbers is left out."""
     found: dict[str, list[str]] = {}
-    for match in _LABELLED.finditer(_text(value)):
+    for match in _LABELLED.finditer(as_text(value)):
         name = " ".join(re.findall(r"[a-z]+", match.group(1).lower()))
         found.setdefault(name, []).append(
             match.group(2).replace(",", "").replace("−", "-").lstrip("+")
@@ -171,7 +166,7 @@ def as_fractions(value: JsonValue) -> str:
         except InvalidOperation:
             return match.group(0)
 
-    return _PERCENT.sub(fraction, _text(value))
+    return _PERCENT.sub(fraction, as_text(value))
 
 
 def quoted_in(text: str) -> frozenset[float]:
@@ -200,7 +195,7 @@ def disagreements(
     """The outputs on which two computations differ, each as ``name: a vs b`` (``quoted``:
     the goal's numbers, see `agree`)."""
     return [
-        f"{name}: {_text(first[name])[:200]} vs {_text(second.get(name))[:200]}"
+        f"{name}: {as_text(first[name])[:200]} vs {as_text(second.get(name))[:200]}"
         for name in first
         if not agree(first[name], second.get(name), quoted)
     ]
