@@ -19,7 +19,9 @@ the feedback.
   several lines of values;
 - `defined` (a task that answers the goal, where the goal defines a value in its own words,
   "how close they are (the count divided by the estimate)"): its answer states what the
-  figures it names give (`roles.verifier.relation`).
+  figures it names give (`roles.verifier.relation`);
+- `brief` (the goal check): its answer states the values the goal asks for, not the data
+  they were computed from (a list of 1,229 primes).
 """
 
 from __future__ import annotations
@@ -42,12 +44,14 @@ from roles.structured import AnswerInvalid
 from roles.verifier.agreement import given_in
 from roles.verifier.goal_check import OUTPUT
 from roles.verifier.relation import Relation, gives, holds, relation_in
+from roles.verifier.values import numbers
 from sandbox.manifest import Manifest, missing_module_hint
 
 __all__ = [
     "CHECKS",
     "Attempt",
     "Check",
+    "brief",
     "checks_for",
     "computed",
     "defined",
@@ -369,17 +373,39 @@ def defined(relation: Relation) -> Check:
     return check
 
 
+MOST_STATED = 20
+"""More numbers than a goal check's one sentence states: what it computed from, not what the
+goal asks (a goal asking for more values than this is answered by a plan, not checked)."""
+
+
+def brief(a: Attempt) -> str:
+    """The goal check states its values, not its data: a live 1.5B goal check (8f79ffc)
+    printed the primes below 10000, which neither confirmed nor refuted a right answer, and
+    the run ended unverified where a sentence of three values could have settled it."""
+    value = read_outputs(a.outputs, a.run).get(OUTPUT)
+    stated = len(numbers(value)) if value is not None else 0
+    if stated <= MOST_STATED:
+        return ""
+    return (
+        f"your {OUTPUT} states {stated} numbers: it is one sentence that states each value "
+        "the goal asks for, not the data the values are computed from. Compute from the data "
+        "in the program, and state only the values asked."
+    )
+
+
 CHECKS: tuple[Check, ...] = (ran, wrote_outputs, valued, computed, unfloored)
 """Every check of a program, in the order the first problem is reported."""
 
 
 def checks_for(task: TaskSpec, goal: str = "") -> tuple[Check, ...]:
     """Every check; a plan's step towards the answer (one output, not ``answer``, not the
-    goal check) also prints one value, as another task reads it; a task answering the goal
-    states what the relation its words define gives (`defined`)."""
+    goal check) also prints one value, as another task reads it; the goal check states its
+    values briefly (`brief`); a task answering the goal states what the relation its words
+    define gives (`defined`)."""
     if task.purpose == "work" and len(task.outputs) == 1 and task.outputs != ["answer"]:
         return (*CHECKS, one_value)
+    checks = (*CHECKS, brief) if task.purpose == "goal_check" else CHECKS
     relation = relation_in(goal)
     if relation is not None and ({"answer", OUTPUT} & set(task.outputs)):
-        return (*CHECKS, defined(relation))
-    return CHECKS
+        return (*checks, defined(relation))
+    return checks

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from bus.payloads import TaskSpec
-from roles.coder.checks import CHECKS, Attempt, checks_for, computed, unfloored
+from roles.coder.checks import CHECKS, Attempt, brief, checks_for, computed, unfloored
 from roles.coder.program_checks import (
     floored,
     inputs_hint,
@@ -189,3 +189,25 @@ def test_only_a_task_answering_a_goal_that_defines_a_value_is_held_to_it() -> No
     assert checks_for(goal_check_task(["limit"]), QUICKSTART)[-1] not in CHECKS
     assert checks_for(step, QUICKSTART) == CHECKS
     assert checks_for(answer, "Count the primes below 10000.") == CHECKS
+
+
+def test_a_goal_check_stating_its_data_not_its_values_is_sent_back() -> None:
+    """A live 1.5B goal check (8f79ffc) printed the primes below 10000 as its answer; three
+    values stated in a sentence pass, and only the goal check is held to it."""
+    code = "print('x')"
+    primes = [p for p in range(2, 10000) if all(p % d for d in range(2, int(p**0.5) + 1))]
+    listed = ExecutionResult(
+        exit_code=0, stdout=f"The prime numbers less than 10000 are: {primes}\n"
+    )
+    problem = brief(Attempt(code, listed, [OUTPUT]))
+    assert (
+        "states 1230 numbers" in problem
+    )  # and 10000 and "state only the values asked" in problem
+    said = "Count: 1229, estimate: 1085.74, count divided by estimate: 1.132\n"
+    assert brief(Attempt(code, ExecutionResult(exit_code=0, stdout=said), [OUTPUT])) == ""
+    as_json = json.dumps({OUTPUT: {"count": 1229, "primes": primes[:30]}})
+    nested = ExecutionResult(exit_code=0, stdout="", files={"outputs.json": as_json.encode()})
+    assert "states 31 numbers" in brief(Attempt(code, nested, [OUTPUT]))
+    assert brief in checks_for(goal_check_task(["limit"]), "Count the primes below 10000.")
+    answer = TaskSpec(id="a", role="coder", description="a", outputs=["answer"])
+    assert brief not in checks_for(answer, QUICKSTART)
