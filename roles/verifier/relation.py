@@ -7,7 +7,9 @@ count's excess over the estimate (0.132) for "how close", plan and goal check al
 answer of a count and an estimate with no ratio at all; comparing computations cannot see
 that, but the goal's own words, read by code, can. Only a parenthesis that is nothing but
 "the A <op> the B" is read as a definition, and only labels naming one operand and not the
-other are read as its value: where either is missing or ambiguous there is no verdict.
+other are read as its value, or, where one label names A alone, one made of both operands'
+words ("Estimated count" beside "Actual count") as B's: where either is missing or
+ambiguous there is no verdict.
 """
 
 from __future__ import annotations
@@ -122,17 +124,49 @@ def _names(words: frozenset[str], name: frozenset[str]) -> bool:
     return all(any(w.startswith(m) for w in name) for m in words)
 
 
+def _label_words(name: str) -> frozenset[str]:
+    """A label's words, less what it says in parentheses ("Ratio (Actual / Estimate)" names
+    a ratio)."""
+    return _words(re.sub(r"\([^)]*\)", " ", name.replace("_", " ")))
+
+
 def _operand(
     labels: list[tuple[str, float]], mine: frozenset[str], other: frozenset[str]
 ) -> float | None:
-    """The one value whose name, less what it says in parentheses ("Ratio (Actual /
-    Estimate)" names a ratio), names this operand and not the other."""
+    """The one value whose name names this operand and not the other."""
     values = set()
     for name, value in labels:
-        words = _words(re.sub(r"\([^)]*\)", " ", name.replace("_", " ")))
+        words = _label_words(name)
         if _names(mine, words) and not _names(other, words):
             values.add(value)
     return values.pop() if len(values) == 1 else None
+
+
+def _of_both(labels: list[tuple[str, float]], relation: Relation) -> tuple[float, float] | None:
+    """The one value whose name is made of both operands' words and nothing else ("Estimated
+    count"), and the one value named for an operand alone ("Actual count"): in a live 1.5B
+    answer the first was the estimate, its only candidate once the count is told apart.
+    Returned as (left, right); None unless exactly one of each, for different operands."""
+    both = set()
+    operand_words = relation.left | relation.right
+    for name, value in labels:
+        words = _label_words(name)
+        if (
+            _names(relation.left, words)
+            and _names(relation.right, words)
+            and all(any(w.startswith(m) for m in operand_words) for w in words)
+        ):
+            both.add(value)
+    if len(both) != 1:
+        return None
+    (shared,) = both
+    a = _operand(labels, relation.left, relation.right)
+    b = _operand(labels, relation.right, relation.left)
+    if a is not None and b is None:
+        return a, shared
+    if b is not None and a is None:
+        return shared, b
+    return None
 
 
 def _stated(value: float, answer: str) -> bool:
@@ -157,7 +191,10 @@ def gives(relation: Relation, answer: JsonValue) -> tuple[float, float, float | 
     a = _operand(labels, relation.left, relation.right)
     b = _operand(labels, relation.right, relation.left)
     if a is None or b is None:
-        return None
+        pair = _of_both(labels, relation)
+        if pair is None:
+            return None
+        a, b = pair
     return a, b, relation.of(a, b)
 
 
