@@ -164,9 +164,14 @@ def standing(
     states as many values as it does: two programs against one (live 1.5B quickstarts at
     74972e8-254eb0a: a plan's answer task alone gave a count of 0.25 and an estimate of
     4915.0, another's an estimate of 5000.1, each against two programs giving 1229, 1085.74
-    and 1.132). None when it does not stand, or breaks the goal's relation itself — also when
-    it states only numbers the goal states: two programs echoing the goal agree on nothing
-    they computed. A goal check's answer may be an object of named values as well as text."""
+    and 1.132), or the plan's answer is part of the goal check's (it agrees, and states fewer
+    values): the plan's values are given again, and two programs add the rest (a live 1.5B
+    answer task, sent back for a ratio that broke the goal's relation, answered the count
+    alone, 1229, beside two programs giving 1229, 1085.74 and 1.132; a plan that gave no
+    answer at all would have let theirs stand). None when it does not stand, or breaks the
+    goal's relation itself — also when it states only numbers the goal states: two programs
+    echoing the goal agree on nothing they computed. A goal check's answer may be an object
+    of named values as well as text."""
     if isinstance(independent, bool) or independent in (None, [], {}):
         return None
     if not as_text(independent).strip():
@@ -193,7 +198,13 @@ def standing(
         and (broken := _breaks(answer, goal)) is not None
     )
     outnumbered = answer is not None and not backed and covers(as_text(independent), answer, goal)
-    if answer and decided:
+    within = answer is not None and agree(answer, independent, quoted, percent=True)
+    if answer and within:
+        what = (
+            f"{GOAL_CHECK}: the plan's answer {answer[:200]!r} gives part of theirs; {agreed}, "
+            "so their answer, which holds the plan's values, stands"
+        )
+    elif answer and decided:
         what = (
             f"{GOAL_CHECK}: the plan's answer {answer[:200]!r} disagrees; {agreed}, and "
             f"their values hold the goal's own definition where the plan's do not ({broken}), "
@@ -215,7 +226,7 @@ def standing(
         kind="goal_check",
         what=what,
         candidate=OUTPUT,
-        passed=not answer or decided or outnumbered,
+        passed=not answer or decided or outnumbered or within,
         independent=True,
         evidence=confirmed[0].evidence,
     )

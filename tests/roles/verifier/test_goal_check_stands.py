@@ -329,3 +329,23 @@ def test_a_goal_check_answering_with_named_values_stands_as_text() -> None:
     assert final.status == "succeeded", final.reason
     assert final.answer == json.dumps(named)
     assert standing(alone, named, UNAGREED, QUICKSTART, backed=False) is None
+
+
+def test_a_plan_answer_that_is_part_of_the_confirmed_goal_check_lets_it_stand() -> None:
+    """A live 1.5B answer task, sent back for a ratio that broke the goal's relation, answered
+    the count alone, 1229, which a second program gave too, beside a goal check whose two
+    programs gave 1229, 1085.74 and 1.132: the plan's values are the goal check's, which
+    stands as it would had the plan given nothing; a part that disagrees does not."""
+    budget = BudgetTracker(BudgetSettings())
+    final = final_message(
+        "succeeded", "", ran("1229", RIGHT, AGREED, "", backed=True), scheduler(), 1, budget, GOAL
+    )
+    assert final.status == "succeeded", final.reason
+    assert final.answer == RIGHT
+    assert final.verdict is not None and "gives part of theirs" in final.verdict.checks[0]
+    other = ran("1228", RIGHT, AGREED, "", backed=True)  # a part that disagrees
+    final = final_message("succeeded", "", other, scheduler(), 1, budget, GOAL)
+    assert final.status == "unverified" and "two readings of the goal disagree" in final.reason
+    unconfirmed = ran("1229", RIGHT, UNAGREED, "", backed=True)  # one program: a draft
+    final = final_message("succeeded", "", unconfirmed, scheduler(), 1, budget, GOAL)
+    assert final.status == "unverified"
