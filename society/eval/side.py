@@ -95,12 +95,14 @@ def side_by_side(parts: list[tuple[Source, EvalResults]]) -> Side:
     if not common:
         msg = "not side by side: no case was answered by every arm"
         raise ResultsError(msg)
-    order = [(r.case, r.repeat) for r in next(iter(named.values()))]
+    order = {key: n for n, key in enumerate((r.case, r.repeat) for r in next(iter(named.values())))}
     records = [
         r.model_copy(update={"arm": name})
         for name, recs in named.items()
-        for r in sorted(recs, key=lambda r: order.index((r.case, r.repeat)))
-        if (r.case, r.repeat) in common
+        for r in sorted(
+            (r for r in recs if (r.case, r.repeat) in common),
+            key=lambda r: order[(r.case, r.repeat)],
+        )
     ]
     commits = dict.fromkeys(r.commit[:7] for _, r in parts if r.commit)
     merged = first.model_copy(

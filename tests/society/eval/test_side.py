@@ -99,6 +99,21 @@ def test_evals_that_cannot_be_compared_or_that_repeat_an_arm_are_refused(tmp_pat
     assert alone.returncode == 2 and "usage: society eval side" in alone.stderr
 
 
+def test_an_eval_cut_short_may_come_first() -> None:
+    """The first file's order is the table's; a later file's answers beyond it are left out
+    (an eval stopped after 29 of 120, given first, raised ValueError on the 30th)."""
+    short = results({"society": [True, False]}, "aaaaaaa")
+    whole = results({"loop": [False, True, True, True]}, "bbbbbbb")
+    merged = side_by_side([(Source(Path("a")), short), (Source(Path("b")), whole)])
+    assert [(r.arm, r.case) for r in merged.results.records] == [
+        ("society (aaaaaaa)", "c0"),
+        ("society (aaaaaaa)", "c1"),
+        ("loop (bbbbbbb)", "c0"),
+        ("loop (bbbbbbb)", "c1"),
+    ]
+    assert merged.left_out == {"society (aaaaaaa)": 0, "loop (bbbbbbb)": 2}
+
+
 def test_no_answer_in_common_is_said_rather_than_shown_as_empty_tables() -> None:
     a = results({"society": [True]}, "aaaaaaa")
     b = results({"loop": [True]}, "bbbbbbb").model_copy(
