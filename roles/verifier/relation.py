@@ -142,11 +142,14 @@ def _operand(
     return values.pop() if len(values) == 1 else None
 
 
-def _of_both(labels: list[tuple[str, float]], relation: Relation) -> tuple[float, float] | None:
+def _of_both(
+    labels: list[tuple[str, float]], relation: Relation, a: float | None, b: float | None
+) -> tuple[float, float] | None:
     """The one value whose name is made of both operands' words and nothing else ("Estimated
-    count"), and the one value named for an operand alone ("Actual count"): in a live 1.5B
-    answer the first was the estimate, its only candidate once the count is told apart.
-    Returned as (left, right); None unless exactly one of each, for different operands."""
+    count"), and the one value named for an operand alone ("Actual count", ``a`` for the left
+    or ``b`` for the right): in a live 1.5B answer the first was the estimate, its only
+    candidate once the count is told apart. Returned as (left, right); None unless exactly
+    one of each, for different operands."""
     both = set()
     operand_words = relation.left | relation.right
     for name, value in labels:
@@ -160,8 +163,6 @@ def _of_both(labels: list[tuple[str, float]], relation: Relation) -> tuple[float
     if len(both) != 1:
         return None
     (shared,) = both
-    a = _operand(labels, relation.left, relation.right)
-    b = _operand(labels, relation.right, relation.left)
     if a is not None and b is None:
         return a, shared
     if b is not None and a is None:
@@ -191,7 +192,7 @@ def gives(relation: Relation, answer: JsonValue) -> tuple[float, float, float | 
     a = _operand(labels, relation.left, relation.right)
     b = _operand(labels, relation.right, relation.left)
     if a is None or b is None:
-        pair = _of_both(labels, relation)
+        pair = _of_both(labels, relation, a, b)
         if pair is None:
             return None
         a, b = pair
